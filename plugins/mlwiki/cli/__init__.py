@@ -1,0 +1,1 @@
+"""Command-line adapters over the core: each ``main(argv) -> int``."""

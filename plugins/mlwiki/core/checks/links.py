@@ -1,0 +1,96 @@
+"""Link checks: body wikilinks (target, anchor, ambiguity), frontmatter references, orphans."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mlwiki.core.checks.context import CheckContext
+from mlwiki.core.diagnostics import Diagnostic, Location, Severity, did_you_mean
+from mlwiki.core.loader import references
+from mlwiki.core.model import Wiki
+
+# Which page type a frontmatter reference list must point at.
+REFERENCE_TYPES = {"workflows": "workflow", "playbooks": "playbook", "verify": "action", "steps": "action"}
+
+
+def _names(wiki: Wiki) -> list[str]:
+    return list(wiki.pages) + [a for p in wiki.pages.values() for a in p.aliases if isinstance(a, str)]
+
+
+def check_wikilinks(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
+    names: list[str] | None = None
+    for rl in wiki.links:
+        link = rl.link
+        page = wiki.pages[rl.source]
+        loc = Location(page.rel, link.line, link.column)
+        if not link.target:
+            yield Diagnostic("MLW010", "empty wikilink target", loc)
+            continue
+        if rl.target is None:
+            _, candidates = wiki.resolve(link.target)
+            if candidates:
+                yield Diagnostic(
+                    "MLW012",
+                    f"wikilink target '{link.target}' is ambiguous: it is an alias of "
+                    + ", ".join(f"'{c}'" for c in candidates),
+                    loc,
+                    hint="link by id instead",
+                )
+                continue
+            if link.target in wiki.broken_ids:
+                continue
+            names = names if names is not None else _names(wiki)
+            yield Diagnostic(
+                "MLW010",
+                f"unknown wikilink target '{link.target}'",
+                loc,
+                hint=did_you_mean(link.target, names),
+            )
+            continue
+        if link.anchor:
+            target = wiki.pages[rl.target]
+            if link.anchor not in target.anchors:
+                yield Diagnostic(
+                    "MLW011",
+                    f"unknown anchor '#{link.anchor}' on page '{target.id}'",
+                    loc,
+                    hint=did_you_mean(link.anchor, target.anchors) or (
+                        "it has no headings" if not target.anchors else ""
+                    ),
+                )
+
+
+def check_references(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
+    for page in wiki.pages.values():
+        for ref, path in references(page):
+            key = str(path[0])
+            if ref in wiki.broken_ids:
+                continue
+            target = wiki.pages.get(ref)
+            if target is None:
+                if key == "steps":
+                    continue  # reported by the workflow checks (MLW031)
+                pool = [p.id for p in wiki.pages.values() if p.kind == REFERENCE_TYPES.get(key, p.kind)]
+                yield Diagnostic(
+                    "MLW010", f"unknown page '{ref}' in '{key}'", page.loc(path), hint=did_you_mean(ref, pool)
+                )
+                continue
+            wanted = REFERENCE_TYPES.get(key)
+            if wanted and target.kind != wanted:
+                yield Diagnostic(
+                    "MLW010", f"'{key}' must list {wanted} pages, but '{ref}' is a {target.kind}", page.loc(path)
+                )
+
+
+def check_orphans(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
+    for page in wiki.pages.values():
+        if page.kind == "doc":
+            continue
+        if not wiki.backlinks.get(page.id):
+            yield Diagnostic(
+                "MLW013",
+                f"orphaned page: no other page links to '{page.id}'",
+                page.loc(("id",)),
+                severity=Severity.WARNING,
+                hint="link it from a related page",
+            )

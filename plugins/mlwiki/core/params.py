@@ -1,0 +1,84 @@
+"""Parameter values against their declared rules; shared by the checks, the runner and the site.
+
+value -> check_value(param, value) -> the value as one argv-ready string, or ParameterError
+naming the parameter, the value and the rule it broke.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mlwiki.core.model import Parameter
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+MAX_VALUE_LEN = 4096
+
+
+class ParameterError(ValueError):
+    def __init__(self, name: str, value: Any, rule: str) -> None:
+        self.name = name
+        self.value = value
+        self.rule = rule
+        shown = json.dumps(value) if not isinstance(value, str) or len(value) < 200 else json.dumps(value[:200] + "...")
+        super().__init__(f"parameter '{name}' = {shown}: {rule}")
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def check_value(p: Parameter, value: Any) -> str:
+    """Validate one value; return it as text. Raises :class:`ParameterError`."""
+    if p.type == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParameterError(p.name, value, "must be an integer")
+        if p.minimum is not None and value < p.minimum:
+            raise ParameterError(p.name, value, f"must be at least {p.minimum}")
+        if p.maximum is not None and value > p.maximum:
+            raise ParameterError(p.name, value, f"must be at most {p.maximum}")
+    elif p.type == "boolean":
+        if not isinstance(value, bool):
+            raise ParameterError(p.name, value, "must be true or false")
+    else:
+        if not isinstance(value, str):
+            raise ParameterError(p.name, value, "must be a string")
+        if value == "":
+            raise ParameterError(p.name, value, "must not be empty")
+        if len(value) > MAX_VALUE_LEN:
+            raise ParameterError(p.name, value, f"must be at most {MAX_VALUE_LEN} characters")
+        if CONTROL.search(value):
+            raise ParameterError(p.name, value, "must not contain newlines or control characters")
+        if value.startswith("-") and not p.allow_leading_dash:
+            raise ParameterError(p.name, value, "must not start with '-' (it would be read as an option)")
+    if p.enum is not None and value not in p.enum:
+        raise ParameterError(p.name, value, "must be one of " + ", ".join(json.dumps(e) for e in p.enum))
+    text = as_text(value)
+    if p.pattern is not None and re.fullmatch(p.pattern, text) is None:
+        raise ParameterError(p.name, value, f"must match the pattern {p.pattern}")
+    return text
+
+
+def resolve_values(params: Mapping[str, Parameter], given: Mapping[str, Any]) -> dict[str, str]:
+    """Check a whole parameter set: unknown names, missing required ones, every rule.
+
+    Raises the first :class:`ParameterError` in parameter order (unknown names first).
+    """
+    for name in sorted(given):
+        if name not in params:
+            known = ", ".join(sorted(params)) or "none"
+            raise ParameterError(name, given[name], f"is not a parameter of this action (known: {known})")
+    out: dict[str, str] = {}
+    for name, p in params.items():
+        if name in given:
+            out[name] = check_value(p, given[name])
+        elif p.default is not None:
+            out[name] = check_value(p, p.default)
+        elif p.required:
+            raise ParameterError(name, None, "is required")
+    return out
+

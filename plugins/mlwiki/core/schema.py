@@ -1,0 +1,125 @@
+"""Validate frontmatter and JSON pages against the JSON Schemas in ``wiki/schema/``.
+
+Schemas are loaded into one ``referencing`` registry (so ``mlwiki:defs`` refs resolve) and
+each jsonschema error becomes an MLW004 diagnostic at the offending key's line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+from mlwiki.core.diagnostics import Diagnostic, Location
+from mlwiki.core.model import PAGE_TYPES, Page
+
+_JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
+               "array": "a list", "object": "a mapping", "number": "a number", "null": "null"}
+
+
+class SchemaSet:
+    """The validators for every page type, built once per wiki."""
+
+    def __init__(self, schema_dir: Path) -> None:
+        self.dir = schema_dir
+        self.validators: dict[str, jsonschema.Draft202012Validator] = {}
+        self.diagnostics: list[Diagnostic] = []
+        schemas: dict[str, dict[str, Any]] = {}
+        for path in sorted(schema_dir.glob("*.json")):
+            rel = path.relative_to(schema_dir.parent.parent).as_posix()
+            try:
+                schemas[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                self.diagnostics.append(Diagnostic("MLW003", f"schema file unreadable: {exc}", Location(rel)))
+        registry: Registry[Any] = Registry().with_resources(
+            (s["$id"], Resource.from_contents(s)) for s in schemas.values() if "$id" in s
+        )
+        for kind in PAGE_TYPES:
+            if kind in schemas:
+                self.validators[kind] = jsonschema.Draft202012Validator(schemas[kind], registry=registry)
+            else:
+                self.diagnostics.append(
+                    Diagnostic("MLW004", f"no schema for page type '{kind}'", Location(f"{schema_dir.name}/{kind}.json"))
+                )
+
+    def properties(self, kind: str) -> set[str]:
+        v = self.validators.get(kind)
+        return set(v.schema.get("properties", {})) if v else set()
+
+    def validate(self, page: Page) -> Iterator[Diagnostic]:
+        validator = self.validators.get(page.kind)
+        if validator is None:
+            return
+        errors = sorted(validator.iter_errors(dict(page.meta)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        seen: set[tuple[str, Location]] = set()
+        for err in errors:
+            for msg, path in _explain(err):
+                loc = page.loc(path)
+                if (msg, loc) in seen:
+                    continue
+                seen.add((msg, loc))
+                yield Diagnostic("MLW004", msg, loc)
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _explain(err: jsonschema.ValidationError) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    path = tuple(err.absolute_path)
+    field = _where(path)
+    at = f" in '{field}'" if field else ""
+    v = err.validator
+    if v == "additionalProperties":
+        extra = re.findall(r"'([^']+)'", err.message.split("were unexpected")[0].split("was unexpected")[0])
+        allowed = sorted(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
+        for key in extra:
+            from mlwiki.core.diagnostics import did_you_mean
+
+            hint = did_you_mean(key, allowed)
+            yield f"unknown key '{key}'{at}" + (f"; {hint}" if hint else ""), (*path, key)
+        return
+    if v == "required":
+        m = re.match(r"'([^']+)' is a required property", err.message)
+        name = m.group(1) if m else err.message
+        yield f"missing required field '{name}'{at}", path
+        return
+    if v == "type":
+        want = err.validator_value
+        wants = [want] if isinstance(want, str) else list(want)
+        yield f"'{field}' must be " + " or ".join(_JSON_TYPES.get(w, w) for w in wants) + f", not {_describe(err.instance)}", path
+        return
+    if v in ("enum", "const"):
+        options = err.validator_value if v == "enum" else [err.validator_value]
+        yield f"'{field}' is {json.dumps(err.instance)}; allowed: " + ", ".join(json.dumps(o) for o in options), path
+        return
+    if v == "pattern":
+        yield f"'{field}' value {json.dumps(err.instance)} does not match the pattern {err.validator_value}", path
+        return
+    if v in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "uniqueItems"):
+        yield f"'{field or 'page'}' breaks {v}={json.dumps(err.validator_value)}: {err.message}", path
+        return
+    if v == "not" and isinstance(err.instance, dict):
+        mode = err.instance.get("execution_mode")
+        own = {"command": "command", "ai": "prompt", "manual": "instructions"}.get(str(mode))
+        for key in ("command", "prompt", "instructions"):
+            if key in err.instance and key != own:
+                yield f"'{key}' is not allowed when execution_mode is {json.dumps(mode)}", (*path, key)
+        return
+    yield f"{err.message}{at}", path
+
+
+def _describe(value: Any) -> str:
+    for t, name in (("bool", "true or false"), ("int", "an integer"), ("str", "a string"),
+                    ("list", "a list"), ("dict", "a mapping"), ("float", "a number"), ("NoneType", "empty")):
+        if type(value).__name__ == t:
+            return name
+    return type(value).__name__

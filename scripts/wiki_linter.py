@@ -1,0 +1,12 @@
+#!/usr/bin/env python3
+"""Lint the wiki: prints a JSON report with "status": "PASS" or "FAIL"; exit 0 on PASS, 1 on FAIL."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
+
+from mlwiki.cli.lint import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())
