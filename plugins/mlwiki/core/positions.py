@@ -152,6 +152,8 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, Positions]:
         line = (mark.line + 1 if mark else 1) + line_offset
         col = mark.column + 1 if mark else 1
         problem = exc.problem or exc.context or "invalid YAML"
+        if exc.problem and exc.context and exc.context_mark is not None:
+            problem += f" ({exc.context} started at line {exc.context_mark.line + 1 + line_offset})"
         raise ParseError(f"invalid YAML: {problem}", line, col) from None
     except yaml.YAMLError as exc:
         raise ParseError(f"invalid YAML: {exc}", 1 + line_offset, 1) from None

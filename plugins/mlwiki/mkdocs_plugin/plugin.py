@@ -1,0 +1,97 @@
+"""The ``mlwiki`` MkDocs plugin: hooks only, delegating to the core and the renderers.
+
+on_config: find the wiki. on_files: load and check it once, log every diagnostic (so
+``--strict`` fails on exactly what the linter reports), add one generated file per wiki page
+plus the index pages. on_page_markdown: resolve wikilinks in hand-written docs pages.
+on_serve: watch ``wiki/`` so edits rebuild the site.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page as MkPage
+
+from mlwiki.core import check, load
+from mlwiki.core.diagnostics import Severity
+from mlwiki.core.loader import WikiDirError
+from mlwiki.core.markdown import mask_code
+from mlwiki.core.model import PAGE_TYPES, Wiki
+from mlwiki.mkdocs_plugin.config import MlwikiConfig
+from mlwiki.render.indexes import SIGNATURES_SRC, TAGS_SRC, signature_index, tag_page, tags_overview, type_index
+from mlwiki.render.pages import SiteMap, page_markdown, rewrite_wikilinks, tag_src, type_src
+from mlwiki.render.urls import src_uri
+
+log = get_plugin_logger(__name__)
+
+
+class MlwikiPlugin(BasePlugin[MlwikiConfig]):
+    def __init__(self) -> None:
+        self.wiki: Wiki | None = None
+        self.wiki_dir: Path | None = None
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        base = Path(os.path.dirname(config.config_file_path or "."))
+        self.wiki_dir = (base / self.config.wiki_dir).resolve()
+        return config
+
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
+        if not self.config.enabled:
+            return files
+        assert self.wiki_dir is not None
+        try:
+            wiki = load(self.wiki_dir)
+        except WikiDirError as exc:
+            raise PluginError(f"mlwiki: {exc} (set 'wiki_dir' of the mlwiki plugin in mkdocs.yml)") from None
+        except OSError as exc:
+            raise PluginError(f"mlwiki: cannot read the wiki directory '{self.wiki_dir}': {exc}") from None
+        self.wiki = wiki
+        for d in check(wiki):
+            (log.warning if d.severity in (Severity.ERROR, Severity.WARNING) else log.info)(d.format_text())
+        site = SiteMap(wiki)
+        generated: dict[str, str] = {}
+        for page in wiki.pages.values():
+            generated[src_uri(page)] = page_markdown(page, site)
+        for kind in PAGE_TYPES:
+            generated[type_src(kind)] = type_index(wiki, kind)
+        for group, tags in wiki.tags.items():
+            for tag, desc in tags.items():
+                generated[tag_src(tag)] = tag_page(wiki, group, tag, desc)
+        generated[TAGS_SRC] = tags_overview(wiki)
+        generated[SIGNATURES_SRC] = signature_index(wiki)
+        for uri in sorted(generated):
+            existing = files.get_file_from_path(uri)
+            if existing is not None:
+                raise PluginError(f"mlwiki: docs_dir file '{uri}' clashes with a generated wiki page of the same path")
+            files.append(File.generated(config, uri, content=generated[uri]))
+        return files
+
+    def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
+        if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:
+            return markdown
+        return rewrite_wikilinks_in_doc(markdown, page.file.src_uri, self.wiki)
+
+    def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
+        if self.wiki_dir is not None and self.wiki_dir.is_dir():
+            server.watch(str(self.wiki_dir))
+        return server
+
+
+def rewrite_wikilinks_in_doc(markdown: str, here: str, wiki: Wiki) -> str:
+    """Wikilinks in a hand-written docs_src page; unknown targets are logged like the linter's."""
+    from mlwiki.core.markdown import find_wikilinks
+
+    masked = mask_code(markdown)
+    for link in find_wikilinks(masked):
+        target, candidates = wiki.resolve(link.target)
+        if target is None:
+            what = "ambiguous" if candidates else "unknown"
+            log.warning(f"docs_src/{here}:{link.line}:{link.column}: MLW010 {what} wikilink target '{link.target}'")
+    dummy = next(iter(wiki.pages.values()))
+    return rewrite_wikilinks(dummy, markdown, masked, 1, SiteMap(wiki), here)
