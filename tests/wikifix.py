@@ -68,10 +68,19 @@ ACTION = {
     "requires_approval": False,
     "verified": True,
     "parameters": {
-        "pod_name": {"type": "string", "description": "Pod to inspect.", "required": True,
-                     "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "example": "worker-0"},
-        "namespace": {"type": "string", "description": "Namespace.", "default": "default",
-                      "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+        "pod_name": {
+            "type": "string",
+            "description": "Pod to inspect.",
+            "required": True,
+            "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            "example": "worker-0",
+        },
+        "namespace": {
+            "type": "string",
+            "description": "Namespace.",
+            "default": "default",
+            "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        },
     },
     "command": ["kubectl", "exec", "-n", "{namespace}", "{pod_name}", "--", "df", "-h"],
     "output": "text",

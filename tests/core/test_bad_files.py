@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from wikifix import CONCEPT, base_files, write_wiki
 
 from mlwiki.core import check, load
+from wikifix import CONCEPT, base_files, write_wiki
 
 CON = "concepts/disk-basics.md"
 
@@ -25,8 +25,10 @@ def diags(tmp_path: Path, content: str | bytes) -> list[tuple[str, str, int, str
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "file looks binary (contains NUL bytes)"),
         (b"", "file is empty"),
         (b"   \n\n", "file is empty"),
-        (CONCEPT.encode("utf-8").replace(b"Disk basics", b"Disk b\xe4sics", 1),
-         "file is not valid UTF-8 (byte 0xe4 at offset 47)"),
+        (
+            CONCEPT.encode("utf-8").replace(b"Disk basics", b"Disk b\xe4sics", 1),
+            "file is not valid UTF-8 (byte 0xe4 at offset 47)",
+        ),
         (CONCEPT.encode("utf-8") + b"x" * 5_000_000, "file is 5.0 MB, over the 1 MB limit for a wiki page"),
     ],
     ids=["binary", "empty", "blank", "latin1", "5mb"],

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from wikifix import ACTION, CONCEPT, SYMPTOM, WORKFLOW, base_files, write_wiki
 
 from mlwiki.core import check, load
+from wikifix import ACTION, CONCEPT, SYMPTOM, WORKFLOW, base_files, write_wiki
 
 
 def lint(tmp_path: Path, files: dict[str, str | bytes]) -> list[tuple[str, str, int]]:
@@ -44,69 +44,232 @@ WF = "workflows/wf-disk-check.json"
 
 CASES = [
     # (name, files to change, expected code, file, line)
-    ("bad-yaml", {SYM: SYMPTOM.replace("title: Disk full on a worker", "title: [unclosed")}, "MLW002", SYM, 5),
+    (
+        "bad-yaml",
+        {SYM: SYMPTOM.replace("title: Disk full on a worker", "title: [unclosed")},
+        "MLW002",
+        SYM,
+        5,
+    ),
     ("no-frontmatter", {CON: "# Disk basics\n\nText.\n"}, "MLW002", CON, 1),
     ("bad-json", {ACT: '{\n  "id": "check-disk",\n  "type": "action",,\n}\n'}, "MLW003", ACT, 3),
-    ("unknown-key", {CON: CONCEPT.replace("platforms: [gke]", "platforms: [gke]\ncolour: red")}, "MLW004", CON, "colour: red"),
-    ("missing-field", {CON: CONCEPT.replace("summary: How node disks fill up and what to look at first.\n", "")},
-     "MLW004", CON, 2),
+    (
+        "unknown-key",
+        {CON: CONCEPT.replace("platforms: [gke]", "platforms: [gke]\ncolour: red")},
+        "MLW004",
+        CON,
+        "colour: red",
+    ),
+    (
+        "missing-field",
+        {CON: CONCEPT.replace("summary: How node disks fill up and what to look at first.\n", "")},
+        "MLW004",
+        CON,
+        2,
+    ),
     ("wrong-type", {SYM: SYMPTOM.replace("tags: [gke, crash]", "tags: gke")}, "MLW004", SYM, 6),
     ("id-mismatch", {CON: CONCEPT.replace("id: disk-basics", "id: disk-basic")}, "MLW005", CON, 2),
     ("type-mismatch", {CON: CONCEPT.replace("type: concept", "type: tool")}, "MLW005", CON, 3),
-    ("duplicate-id", {"tools/disk-basics.md": CONCEPT.replace("type: concept", "type: tool")},
-     "MLW006", "tools/disk-basics.md", 2),
-    ("unknown-link", {CON: CONCEPT.replace("Disks fill; see [[disk-full]].", "Disks fill; see [[disk-ful]].")},
-     "MLW010", CON, "[[disk-ful]]"),
-    ("unknown-anchor", {SYM: SYMPTOM.replace("#how-disks-fill", "#how-disk-fill")}, "MLW011", SYM, "#how-disk-fill"),
-    ("ambiguous", {CON: CONCEPT.replace("platforms: [gke]", "platforms: [gke]\naliases: [no space left]")
-                   + "\nSee [[no space left]].\n"}, "MLW012", CON, "See [[no space left]]"),
-    ("orphan", {"tools/lonely.md": CONCEPT.replace("disk-basics", "lonely").replace("type: concept", "type: tool")},
-     "MLW013", "tools/lonely.md", 2),
-    ("unknown-tag", {CON: CONCEPT.replace("tags: [gke]", "tags: [gke, gpuu]")}, "MLW020", CON, "tags: [gke, gpuu]"),
-    ("duplicate-action", {"actions/check-disk-2.json": action(id="check-disk-2", parameters={
-        "pod": {**ACTION["parameters"]["pod_name"]}, "ns": {**ACTION["parameters"]["namespace"]}},
-        command=["kubectl", "exec", "-n", "{ns}", "{pod}", "--", "df", "-h"])},
-     "MLW030", "actions/check-disk-2.json", '"command": ['),
-    ("step-unknown-action", {WF: workflow(steps=[{"id": "df", "action": "check-disc", "with": {}}])},
-     "MLW031", WF, "check-disc"),
-    ("step-undeclared-param", {WF: workflow(steps=[{"id": "df", "action": "check-disk",
-                                                    "with": {"pod_name": "{pod_name}", "podname": "x"}}])},
-     "MLW032", WF, '"podname"'),
-    ("step-missing-param", {WF: workflow(steps=[{"id": "df", "action": "check-disk", "with": {"namespace": "x"}}])},
-     "MLW033", WF, '"with"'),
-    ("undeclared-placeholder", {ACT: action(command=["kubectl", "exec", "-n", "{namespace}", "{pod_name}", "--",
-                                                     "df", "{flags}"])}, "MLW034", ACT, "{flags}"),
-    ("unused-param", {ACT: action(command=["kubectl", "exec", "{pod_name}", "--", "df", "-h"])}, "MLW035", ACT, '"namespace": {'),
-    ("ai-prefix", {"actions/ai-read.json": action(id="ai-read", execution_mode="command")},
-     "MLW007", "actions/ai-read.json", '"execution_mode"'),
-    ("ai-mode-no-prefix", {"actions/read.json": action(id="read", execution_mode="ai", command=None, output=None,
-                                                       prompt="Read the disk usage of {pod_name} in {namespace}.")},
-     "MLW007", "actions/read.json", '"execution_mode"'),
-    ("symptom-no-signature", {SYM: SYMPTOM.split("signatures:")[0] + "signatures: []\nworkflows: [wf-disk-check]\n---\n"
-                              + SYMPTOM.split("---\n", 2)[2]}, "MLW040", SYM, "signatures: []"),
-    ("symptom-no-workflow", {SYM: SYMPTOM.replace("workflows: [wf-disk-check]\n", "")}, "MLW041", SYM, "id: disk-full"),
+    (
+        "duplicate-id",
+        {"tools/disk-basics.md": CONCEPT.replace("type: concept", "type: tool")},
+        "MLW006",
+        "tools/disk-basics.md",
+        2,
+    ),
+    (
+        "unknown-link",
+        {CON: CONCEPT.replace("Disks fill; see [[disk-full]].", "Disks fill; see [[disk-ful]].")},
+        "MLW010",
+        CON,
+        "[[disk-ful]]",
+    ),
+    (
+        "unknown-anchor",
+        {SYM: SYMPTOM.replace("#how-disks-fill", "#how-disk-fill")},
+        "MLW011",
+        SYM,
+        "#how-disk-fill",
+    ),
+    (
+        "ambiguous",
+        {
+            CON: CONCEPT.replace("platforms: [gke]", "platforms: [gke]\naliases: [no space left]")
+            + "\nSee [[no space left]].\n"
+        },
+        "MLW012",
+        CON,
+        "See [[no space left]]",
+    ),
+    (
+        "orphan",
+        {"tools/lonely.md": CONCEPT.replace("disk-basics", "lonely").replace("type: concept", "type: tool")},
+        "MLW013",
+        "tools/lonely.md",
+        2,
+    ),
+    (
+        "unknown-tag",
+        {CON: CONCEPT.replace("tags: [gke]", "tags: [gke, gpuu]")},
+        "MLW020",
+        CON,
+        "tags: [gke, gpuu]",
+    ),
+    (
+        "duplicate-action",
+        {
+            "actions/check-disk-2.json": action(
+                id="check-disk-2",
+                parameters={
+                    "pod": {**ACTION["parameters"]["pod_name"]},
+                    "ns": {**ACTION["parameters"]["namespace"]},
+                },
+                command=["kubectl", "exec", "-n", "{ns}", "{pod}", "--", "df", "-h"],
+            )
+        },
+        "MLW030",
+        "actions/check-disk-2.json",
+        '"command": [',
+    ),
+    (
+        "step-unknown-action",
+        {WF: workflow(steps=[{"id": "df", "action": "check-disc", "with": {}}])},
+        "MLW031",
+        WF,
+        "check-disc",
+    ),
+    (
+        "step-undeclared-param",
+        {
+            WF: workflow(
+                steps=[{"id": "df", "action": "check-disk", "with": {"pod_name": "{pod_name}", "podname": "x"}}]
+            )
+        },
+        "MLW032",
+        WF,
+        '"podname"',
+    ),
+    (
+        "step-missing-param",
+        {WF: workflow(steps=[{"id": "df", "action": "check-disk", "with": {"namespace": "x"}}])},
+        "MLW033",
+        WF,
+        '"with"',
+    ),
+    (
+        "undeclared-placeholder",
+        {ACT: action(command=["kubectl", "exec", "-n", "{namespace}", "{pod_name}", "--", "df", "{flags}"])},
+        "MLW034",
+        ACT,
+        "{flags}",
+    ),
+    (
+        "unused-param",
+        {ACT: action(command=["kubectl", "exec", "{pod_name}", "--", "df", "-h"])},
+        "MLW035",
+        ACT,
+        '"namespace": {',
+    ),
+    (
+        "ai-prefix",
+        {"actions/ai-read.json": action(id="ai-read", execution_mode="command")},
+        "MLW007",
+        "actions/ai-read.json",
+        '"execution_mode"',
+    ),
+    (
+        "ai-mode-no-prefix",
+        {
+            "actions/read.json": action(
+                id="read",
+                execution_mode="ai",
+                command=None,
+                output=None,
+                prompt="Read the disk usage of {pod_name} in {namespace}.",
+            )
+        },
+        "MLW007",
+        "actions/read.json",
+        '"execution_mode"',
+    ),
+    (
+        "symptom-no-signature",
+        {
+            SYM: SYMPTOM.split("signatures:")[0]
+            + "signatures: []\nworkflows: [wf-disk-check]\n---\n"
+            + SYMPTOM.split("---\n", 2)[2]
+        },
+        "MLW040",
+        SYM,
+        "signatures: []",
+    ),
+    (
+        "symptom-no-workflow",
+        {SYM: SYMPTOM.replace("workflows: [wf-disk-check]\n", "")},
+        "MLW041",
+        SYM,
+        "id: disk-full",
+    ),
     ("script-tag", {CON: CONCEPT + "\n<script>alert(1)</script>\n"}, "MLW050", CON, "<script>"),
     ("iframe", {CON: CONCEPT + "\n<iframe src=x></iframe>\n"}, "MLW050", CON, "<iframe"),
     ("onerror", {CON: CONCEPT + '\n<img src=x onerror="alert(1)">\n'}, "MLW050", CON, "onerror"),
     ("javascript-url", {CON: CONCEPT + "\n[click](javascript:alert(1))\n"}, "MLW050", CON, "javascript:"),
-    ("bad-regex", {ACT: action(summary_fields=[{"name": "use", "description": "x", "regex": "(?P<use>[0-9+"}])},
-     "MLW037", ACT, '"regex"'),
-    ("default-breaks-pattern", {ACT: action(parameters={
-        "pod_name": ACTION["parameters"]["pod_name"],
-        "namespace": {**ACTION["parameters"]["namespace"], "default": "Bad_NS"}})}, "MLW037", ACT, "Bad_NS"),
-    ("backward-jump", {WF: workflow(steps=[
-        {"id": "df", "action": "check-disk", "with": {"pod_name": "{pod_name}"}},
-        {"id": "df2", "action": "check-disk", "with": {"pod_name": "{pod_name}"}, "next": "df"}])},
-     "MLW036", WF, '"next"'),
-    ("unknown-step-field", {WF: workflow(steps=[
-        {"id": "df", "action": "check-disk", "with": {"pod_name": "{pod_name}"}},
-        {"id": "df2", "action": "check-disk", "with": {"pod_name": "{df.usage}"}}])}, "MLW036", WF, "{df.usage}"),
+    (
+        "bad-regex",
+        {ACT: action(summary_fields=[{"name": "use", "description": "x", "regex": "(?P<use>[0-9+"}])},
+        "MLW037",
+        ACT,
+        '"regex"',
+    ),
+    (
+        "default-breaks-pattern",
+        {
+            ACT: action(
+                parameters={
+                    "pod_name": ACTION["parameters"]["pod_name"],
+                    "namespace": {**ACTION["parameters"]["namespace"], "default": "Bad_NS"},
+                }
+            )
+        },
+        "MLW037",
+        ACT,
+        "Bad_NS",
+    ),
+    (
+        "backward-jump",
+        {
+            WF: workflow(
+                steps=[
+                    {"id": "df", "action": "check-disk", "with": {"pod_name": "{pod_name}"}},
+                    {"id": "df2", "action": "check-disk", "with": {"pod_name": "{pod_name}"}, "next": "df"},
+                ]
+            )
+        },
+        "MLW036",
+        WF,
+        '"next"',
+    ),
+    (
+        "unknown-step-field",
+        {
+            WF: workflow(
+                steps=[
+                    {"id": "df", "action": "check-disk", "with": {"pod_name": "{pod_name}"}},
+                    {"id": "df2", "action": "check-disk", "with": {"pod_name": "{df.usage}"}},
+                ]
+            )
+        },
+        "MLW036",
+        WF,
+        "{df.usage}",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "changes", "code", "file", "line"), CASES, ids=[c[0] for c in CASES])
-def test_fault_is_reported(tmp_path: Path, name: str, changes: dict[str, str], code: str, file: str,
-                           line: int | str) -> None:
+def test_fault_is_reported(
+    tmp_path: Path, name: str, changes: dict[str, str], code: str, file: str, line: int | str
+) -> None:
     """``line`` is a number, or a marker: the 1-based line of its first occurrence in the file."""
     files: dict[str, str | bytes] = dict(base_files())
     files.update(changes)

@@ -6,9 +6,9 @@ import json
 import re
 
 import pytest
-from wikifix import REPO
 
 from mlwiki.core.model import PAGE_TYPES
+from wikifix import REPO
 
 SCHEMA_MD = (REPO / "wiki" / "SCHEMA.md").read_text(encoding="utf-8")
 COMMON_DOC = re.search(r"## Common fields.*?\n\n(\|.*?)\n\n", SCHEMA_MD, re.S)

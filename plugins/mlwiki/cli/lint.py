@@ -77,12 +77,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     status = "FAIL" if diags else "PASS"
     if args.format == "json":
-        report = {"status": status, "issues": [d.as_json() for d in diags], "stats": stats_of(wiki, diags, seconds)}
+        report = {
+            "status": status,
+            "issues": [d.as_json() for d in diags],
+            "stats": stats_of(wiki, diags, seconds),
+        }
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         fmt = _github if args.format == "github" else Diagnostic.format_text
         for d in diags:
             print(fmt(d))
         st = stats_of(wiki, diags, seconds)
-        print(f"{status}: {st['pages']} pages, {st['errors']} errors, {st['warnings']} warnings", file=sys.stderr)
+        print(
+            f"{status}: {st['pages']} pages, {st['errors']} errors, {st['warnings']} warnings",
+            file=sys.stderr,
+        )
     return 1 if diags else 0

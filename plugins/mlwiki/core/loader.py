@@ -49,7 +49,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     m = FRONTMATTER_END.search(text, first_nl + 1)
     if not m:
         return None, text, 1
-    fm = text[first_nl + 1: m.start()]
+    fm = text[first_nl + 1 : m.start()]
     body_start = m.end() + 1
     body_line = text.count("\n", 0, min(body_start, len(text))) + 1
     return fm, text[body_start:], body_line

@@ -56,7 +56,7 @@ def mask_code(text: str) -> str:
             out.append(" " * len(line))
             continue
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip():
                 fence = None
             out.append(" " * len(line))
             continue
@@ -101,7 +101,7 @@ def find_headings(text: str, masked: str, first_line: int = 1) -> list[Heading]:
         m = HEADING.match(mline)
         if not m:
             continue
-        raw = lines[n][m.start(2): m.end(2)]
+        raw = lines[n][m.start(2) : m.end(2)]
         attr = ATTR_ID.search(raw)
         if attr:
             anchor = attr.group(1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from mlwiki.core.diagnostics import Diagnostic, Location
 from mlwiki.core.markdown import Heading, WikiLink
@@ -18,9 +18,18 @@ from mlwiki.core.positions import PathKey, Positions, position_of
 MARKDOWN_TYPES = ("concept", "symptom", "playbook", "entity", "tool")
 JSON_TYPES = ("workflow", "action")
 PAGE_TYPES = MARKDOWN_TYPES + JSON_TYPES
-FOLDERS = {t: t + "s" for t in PAGE_TYPES}
+FOLDERS = {t: ("entities" if t == "entity" else t + "s") for t in PAGE_TYPES}
 DOC_FILES = {"SCHEMA.md": "schema", "INDEX.md": "index", "LOG.md": "log", "TUTORIAL.md": "tutorial"}
-TYPE_ORDER = {"symptom": 0, "playbook": 1, "workflow": 2, "action": 3, "concept": 4, "entity": 5, "tool": 6, "doc": 7}
+TYPE_ORDER = {
+    "symptom": 0,
+    "playbook": 1,
+    "workflow": 2,
+    "action": 3,
+    "concept": 4,
+    "entity": 5,
+    "tool": 6,
+    "doc": 7,
+}
 
 Scalar = Union[str, int, bool]
 
@@ -106,16 +115,16 @@ class Parameter:
     type: str
     description: str
     required: bool
-    default: Optional[Scalar]
-    pattern: Optional[str]
-    enum: Optional[tuple[Scalar, ...]]
-    minimum: Optional[int]
-    maximum: Optional[int]
-    example: Optional[Scalar]
+    default: Scalar | None
+    pattern: str | None
+    enum: tuple[Scalar, ...] | None
+    minimum: int | None
+    maximum: int | None
+    example: Scalar | None
     allow_leading_dash: bool
 
     @property
-    def sample(self) -> Optional[Scalar]:
+    def sample(self) -> Scalar | None:
         """A value for dry runs and the site's sample command: example, default, first enum."""
         if self.example is not None:
             return self.example
@@ -154,8 +163,8 @@ def parameters_of(meta: Mapping[str, Any]) -> dict[str, Parameter]:
 class SummaryField:
     name: str
     description: str
-    json_path: Optional[str]
-    regex: Optional[str]
+    json_path: str | None
+    regex: str | None
     select: str
 
 
@@ -217,7 +226,7 @@ DEFAULT_TIMEOUT_S = 120
 class Condition:
     field: str
     op: str
-    value: Optional[Scalar]
+    value: Scalar | None
 
 
 @dataclass(frozen=True)
@@ -235,7 +244,7 @@ class Step:
     why: str
     with_: Mapping[str, Scalar]
     branches: tuple[Branch, ...]
-    next: Optional[str]
+    next: str | None
     index: int
 
 
@@ -249,7 +258,7 @@ class Workflow:
     def id(self) -> str:
         return self.page.id
 
-    def step(self, step_id: str) -> Optional[Step]:
+    def step(self, step_id: str) -> Step | None:
         return next((s for s in self.steps if s.id == step_id), None)
 
     @staticmethod
@@ -290,7 +299,7 @@ class Workflow:
 class ResolvedLink:
     source: str
     link: WikiLink
-    target: Optional[str]
+    target: str | None
 
 
 @dataclass
@@ -311,7 +320,7 @@ class Wiki:
     def by_type(self, kind: str) -> list[Page]:
         return [p for p in self.pages.values() if p.kind == kind]
 
-    def resolve(self, name: str) -> tuple[Optional[str], list[str]]:
+    def resolve(self, name: str) -> tuple[str | None, list[str]]:
         """Resolve a link target: id first, then aliases (case-insensitive).
 
         Returns (page id or None, candidate ids when ambiguous).

@@ -81,4 +81,3 @@ def resolve_values(params: Mapping[str, Parameter], given: Mapping[str, Any]) ->
         elif p.required:
             raise ParameterError(name, None, "is required")
     return out
-

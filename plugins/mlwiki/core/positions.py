@@ -83,9 +83,9 @@ def parse_json(text: str) -> tuple[Any, Positions]:
                 i = skip(i)
                 key_pos = i
                 key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
-                positions[(*path, key)] = index.at(key_pos)
+                positions[path + (key,)] = index.at(key_pos)
                 i = skip(i)
-                i = walk(i + 1, (*path, key))  # skip ':'
+                i = walk(i + 1, path + (key,))  # skip ':'
                 i = skip(i)
                 if text[i] == ",":
                     i += 1
@@ -98,8 +98,8 @@ def parse_json(text: str) -> tuple[Any, Positions]:
             n = 0
             while True:
                 i = skip(i)
-                positions[(*path, n)] = index.at(i)
-                i = walk(i, (*path, n))
+                positions[path + (n,)] = index.at(i)
+                i = walk(i, path + (n,))
                 i = skip(i)
                 n += 1
                 if text[i] == ",":
@@ -132,9 +132,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
         if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key '{key}'", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -146,7 +144,7 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, Positions]:
     """Parse a YAML mapping; lines are reported ``line_offset`` lines further down the file."""
     try:
         node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        value = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+        value = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 if mark else 1) + line_offset
@@ -163,12 +161,12 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, Positions]:
         if isinstance(n, yaml.MappingNode):
             for k, v in n.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else str(k)
-                positions[(*path, key)] = (k.start_mark.line + 1 + line_offset, k.start_mark.column + 1)
-                walk(v, (*path, key))
+                positions[path + (key,)] = (k.start_mark.line + 1 + line_offset, k.start_mark.column + 1)
+                walk(v, path + (key,))
         elif isinstance(n, yaml.SequenceNode):
             for i, item in enumerate(n.value):
-                positions[(*path, i)] = (item.start_mark.line + 1 + line_offset, item.start_mark.column + 1)
-                walk(item, (*path, i))
+                positions[path + (i,)] = (item.start_mark.line + 1 + line_offset, item.start_mark.column + 1)
+                walk(item, path + (i,))
 
     if node is not None:
         walk(node, ())

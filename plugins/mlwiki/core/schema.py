@@ -18,8 +18,15 @@ from referencing import Registry, Resource
 from mlwiki.core.diagnostics import Diagnostic, Location
 from mlwiki.core.model import PAGE_TYPES, Page
 
-_JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
-               "array": "a list", "object": "a mapping", "number": "a number", "null": "null"}
+_JSON_TYPES = {
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "number": "a number",
+    "null": "null",
+}
 
 
 class SchemaSet:
@@ -44,18 +51,25 @@ class SchemaSet:
                 self.validators[kind] = jsonschema.Draft202012Validator(schemas[kind], registry=registry)
             else:
                 self.diagnostics.append(
-                    Diagnostic("MLW004", f"no schema for page type '{kind}'", Location(f"{schema_dir.name}/{kind}.json"))
+                    Diagnostic(
+                        "MLW004",
+                        f"no schema for page type '{kind}'",
+                        Location(f"{schema_dir.name}/{kind}.json"),
+                    )
                 )
 
     def properties(self, kind: str) -> set[str]:
         v = self.validators.get(kind)
-        return set(v.schema.get("properties", {})) if v else set()
+        schema = v.schema if v else {}
+        return set(schema.get("properties", {})) if isinstance(schema, dict) else set()
 
     def validate(self, page: Page) -> Iterator[Diagnostic]:
         validator = self.validators.get(page.kind)
         if validator is None:
             return
-        errors = sorted(validator.iter_errors(dict(page.meta)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        errors = sorted(
+            validator.iter_errors(dict(page.meta)), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+        )
         seen: set[tuple[str, Location]] = set()
         for err in errors:
             for msg, path in _explain(err):
@@ -93,16 +107,27 @@ def _explain(err: jsonschema.ValidationError) -> Iterator[tuple[str, tuple[Any, 
         yield f"missing required field '{name}'{at}", path
         return
     if v == "type":
-        want = err.validator_value
+        want: Any = err.validator_value
         wants = [want] if isinstance(want, str) else list(want)
-        yield f"'{field}' must be " + " or ".join(_JSON_TYPES.get(w, w) for w in wants) + f", not {_describe(err.instance)}", path
+        yield (
+            f"'{field}' must be "
+            + " or ".join(_JSON_TYPES.get(w, w) for w in wants)
+            + f", not {_describe(err.instance)}",
+            path,
+        )
         return
     if v in ("enum", "const"):
-        options = err.validator_value if v == "enum" else [err.validator_value]
-        yield f"'{field}' is {json.dumps(err.instance)}; allowed: " + ", ".join(json.dumps(o) for o in options), path
+        options: Any = err.validator_value if v == "enum" else [err.validator_value]
+        yield (
+            f"'{field}' is {json.dumps(err.instance)}; allowed: " + ", ".join(json.dumps(o) for o in options),
+            path,
+        )
         return
     if v == "pattern":
-        yield f"'{field}' value {json.dumps(err.instance)} does not match the pattern {err.validator_value}", path
+        yield (
+            f"'{field}' value {json.dumps(err.instance)} does not match the pattern {err.validator_value}",
+            path,
+        )
         return
     if v in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "uniqueItems"):
         yield f"'{field or 'page'}' breaks {v}={json.dumps(err.validator_value)}: {err.message}", path
@@ -118,8 +143,15 @@ def _explain(err: jsonschema.ValidationError) -> Iterator[tuple[str, tuple[Any, 
 
 
 def _describe(value: Any) -> str:
-    for t, name in (("bool", "true or false"), ("int", "an integer"), ("str", "a string"),
-                    ("list", "a list"), ("dict", "a mapping"), ("float", "a number"), ("NoneType", "empty")):
+    for t, name in (
+        ("bool", "true or false"),
+        ("int", "an integer"),
+        ("str", "a string"),
+        ("list", "a list"),
+        ("dict", "a mapping"),
+        ("float", "a number"),
+        ("NoneType", "empty"),
+    ):
         if type(value).__name__ == t:
             return name
     return type(value).__name__

@@ -24,14 +24,21 @@ from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import PAGE_TYPES, Wiki
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
-from mlwiki.render.indexes import SIGNATURES_SRC, TAGS_SRC, signature_index, tag_page, tags_overview, type_index
+from mlwiki.render.indexes import (
+    SIGNATURES_SRC,
+    TAGS_SRC,
+    signature_index,
+    tag_page,
+    tags_overview,
+    type_index,
+)
 from mlwiki.render.pages import SiteMap, page_markdown, rewrite_wikilinks, tag_src, type_src
 from mlwiki.render.urls import src_uri
 
 log = get_plugin_logger(__name__)
 
 
-class MlwikiPlugin(BasePlugin[MlwikiConfig]):
+class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
     def __init__(self) -> None:
         self.wiki: Wiki | None = None
         self.wiki_dir: Path | None = None

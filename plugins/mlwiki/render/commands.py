@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from typing import Optional, Union
+from typing import Union
 
 from mlwiki.core.model import Action, Parameter, Workflow
 
@@ -40,7 +40,7 @@ def action_command(action: Action, values: Mapping[str, Value], extra: str = "")
     return f"{cmd} {extra}".rstrip()
 
 
-def workflow_command(wf: Workflow, values: Mapping[str, Value], from_step: Optional[str] = None) -> str:
+def workflow_command(wf: Workflow, values: Mapping[str, Value], from_step: str | None = None) -> str:
     cmd = f"{RUNNER} --workflow {wf.id} {shlex.quote(params_json(values))}"
     if from_step:
         cmd += f" --from {from_step}"

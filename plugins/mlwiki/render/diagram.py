@@ -34,7 +34,10 @@ def _jumps(wf: Workflow) -> list[tuple[int, int, str]]:
         for b in s.branches:
             target = end if b.goto == "end" else order.get(b.goto)
             if target is not None:
-                label = b.label or f"{b.when.field} {b.when.op.replace('_', ' ')} {'' if b.when.value is None else b.when.value}"
+                label = (
+                    b.label
+                    or f"{b.when.field} {b.when.op.replace('_', ' ')} {'' if b.when.value is None else b.when.value}"
+                )
                 out.append((s.index, target, label.strip()))
         if s.next is not None:
             target = end if s.next == "end" else order.get(s.next)
@@ -77,9 +80,7 @@ def render_diagram(wf: Workflow, actions: Mapping[str, Action], href_of: Mapping
         parts.append(
             f'<path class="mlw-dg-jump" d="M{x0},{y0} H{xl} V{y1} H{x0 + 2}" fill="none" marker-end="url(#mlw-arrow)"/>'
         )
-        parts.append(
-            f'<text class="mlw-dg-label" x="{xl + 4}" y="{(y0 + y1) // 2}">{esc(_clip(label, 28))}</text>'
-        )
+        parts.append(f'<text class="mlw-dg-label" x="{xl + 4}" y="{(y0 + y1) // 2}">{esc(_clip(label, 28))}</text>')
     for i, step in enumerate(steps):
         parts.append(_box(step, actions.get(step.action), href_of.get(step.action), y_of[i], i + 1))
     if rows > n:
@@ -102,7 +103,11 @@ def _box(step: Step, action: Action | None, href: str | None, y: int, number: in
     approval = bool(action and action.requires_approval)
     cls = f"mlw-dg-step mlw-dg-{mode}" + (" mlw-dg-approval" if approval else "")
     title = step.title or (action.page.title if action else step.action)
-    sub = step.action + (" · needs approval" if approval else "") + (f" · {MODE_LABEL[mode]}" if mode != "command" else "")
+    sub = (
+        step.action
+        + (" · needs approval" if approval else "")
+        + (f" · {MODE_LABEL[mode]}" if mode != "command" else "")
+    )
     inner = (
         f'<rect x="{LEFT}" y="{y}" width="{BOX_W}" height="{BOX_H}" rx="8"/>'
         f'<text class="mlw-dg-num" x="{LEFT + 14}" y="{y + 33}">{number}</text>'
@@ -122,13 +127,17 @@ def render_fallback(wf: Workflow, actions: Mapping[str, Action], href_of: Mappin
         action = actions.get(step.action)
         title = step.title or (action.page.title if action else step.action)
         link = (
-            f'<a href="{esc(href_of[step.action])}">{esc(step.action)}</a>' if step.action in href_of else esc(step.action)
+            f'<a href="{esc(href_of[step.action])}">{esc(step.action)}</a>'
+            if step.action in href_of
+            else esc(step.action)
         )
         extra = []
         for b in step.branches:
-            extra.append(f"if {esc(b.when.field)} {esc(b.when.op.replace('_', ' '))}"
-                         + (f" {esc(b.when.value)}" if b.when.value is not None else "")
-                         + f", go to step {esc(b.goto)}")
+            extra.append(
+                f"if {esc(b.when.field)} {esc(b.when.op.replace('_', ' '))}"
+                + (f" {esc(b.when.value)}" if b.when.value is not None else "")
+                + f", go to step {esc(b.goto)}"
+            )
         if step.next:
             extra.append(f"then {'stop' if step.next == 'end' else 'go to step ' + esc(step.next)}")
         tail = f" ({'; '.join(extra)})" if extra else ""

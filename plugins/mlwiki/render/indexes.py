@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mlwiki.core.model import Page, Wiki
 from mlwiki.render.html import esc
-from mlwiki.render.pages import TYPE_BLURBS, TYPE_TITLES, SiteMap, frontmatter, tag_src, type_src
+from mlwiki.render.pages import TYPE_BLURBS, TYPE_TITLES, frontmatter, tag_src, type_src
 from mlwiki.render.urls import relative_url, src_uri
 
 SIGNATURES_SRC = "signatures.md"
@@ -47,7 +47,10 @@ def tag_page(wiki: Wiki, group: str, tag: str, description: str) -> str:
         group_pages = [p for p in pages if p.kind == kind]
         if group_pages:
             sections.append(
-                f"## {esc(TYPE_TITLES[kind])}\n\n" + '<ul class="mlw-list">' + "".join(_row(p, here) for p in group_pages) + "</ul>\n\n"
+                f"## {esc(TYPE_TITLES[kind])}\n\n"
+                + '<ul class="mlw-list">'
+                + "".join(_row(p, here) for p in group_pages)
+                + "</ul>\n\n"
             )
     body = "".join(sections) or "<p>No page carries this tag yet.</p>\n"
     return (
@@ -66,9 +69,9 @@ def tags_overview(wiki: Wiki) -> str:
             n = sum(1 for p in wiki.pages.values() if tag in p.tags)
             items.append(
                 f'<li><a class="mlw-tag" href="{esc(relative_url(TAGS_SRC, tag_src(tag)))}">{esc(tag)}</a> '
-                f"{esc(desc)} <span class=\"mlw-count\">({n})</span></li>"
+                f'{esc(desc)} <span class="mlw-count">({n})</span></li>'
             )
-        parts.append(f"## {esc(group.capitalize())}\n\n<ul class=\"mlw-tags\">{''.join(items)}</ul>\n\n")
+        parts.append(f'## {esc(group.capitalize())}\n\n<ul class="mlw-tags">{"".join(items)}</ul>\n\n')
     return "".join(parts)
 
 

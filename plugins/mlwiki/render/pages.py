@@ -10,7 +10,7 @@ import json
 import shlex
 from dataclasses import dataclass
 
-from mlwiki.core.model import TYPE_ORDER, Action, Page, Wiki, Workflow
+from mlwiki.core.model import FOLDERS, TYPE_ORDER, Action, Page, Wiki, Workflow
 from mlwiki.render.commands import action_command, sample_values, workflow_command
 from mlwiki.render.diagram import render_diagram, render_fallback
 from mlwiki.render.html import attrs, esc
@@ -54,7 +54,7 @@ def tag_src(tag: str) -> str:
 
 
 def type_src(kind: str) -> str:
-    return f"{kind}s/index.md"
+    return f"{FOLDERS[kind]}/index.md"
 
 
 def frontmatter(title: str, description: str) -> str:
@@ -70,7 +70,7 @@ def rewrite_wikilinks(page: Page, text: str, masked: str, offset_line: int, site
     pos = 0
     for link in find_wikilinks(masked, offset_line):
         target, _ = site.wiki.resolve(link.target)
-        out.append(text[pos: link.start])
+        out.append(text[pos : link.start])
         if target is None:
             label = link.label or link.target
             out.append(f'<span class="mlw-broken">{esc(label)}</span>')
@@ -87,14 +87,16 @@ def rewrite_wikilinks(page: Page, text: str, masked: str, offset_line: int, site
 
 def meta_block(page: Page, site: SiteMap, here: str) -> str:
     kind = page.kind
-    type_link = f'<a class="mlw-badge mlw-type-{esc(kind)}" href="{esc(relative_url(here, type_src(kind)))}">{esc(kind)}</a>'
-    tags = " ".join(
-        f'<a class="mlw-tag" href="{esc(relative_url(here, tag_src(t)))}">{esc(t)}</a>' for t in page.tags
+    type_link = (
+        f'<a class="mlw-badge mlw-type-{esc(kind)}" href="{esc(relative_url(here, type_src(kind)))}">{esc(kind)}</a>'
     )
+    tags = " ".join(f'<a class="mlw-tag" href="{esc(relative_url(here, tag_src(t)))}">{esc(t)}</a>' for t in page.tags)
     plats = " ".join(f'<span class="mlw-platform">{esc(p)}</span>' for p in page.platforms)
     aliases = ""
     if page.aliases:
-        aliases = '<p class="mlw-aliases">Also known as: ' + ", ".join(f"<em>{esc(a)}</em>" for a in page.aliases) + "</p>"
+        aliases = (
+            '<p class="mlw-aliases">Also known as: ' + ", ".join(f"<em>{esc(a)}</em>" for a in page.aliases) + "</p>"
+        )
     return (
         f'<div class="mlw-meta">\n<p class="mlw-chips">{type_link} {tags} {plats}</p>\n'
         f'<p class="mlw-summary">{esc(page.summary)}</p>\n{aliases}</div>\n\n'
@@ -140,14 +142,14 @@ def symptom_block(page: Page, site: SiteMap, here: str) -> str:
     causes = page.meta.get("causes") or []
     if causes:
         parts.append("## Likely causes at a glance {#mlw-causes}\n\n")
-        rows = "".join(
+        cause_rows = "".join(
             f"<tr><td>{esc(c.get('cause', ''))}</td><td>{esc(c.get('likelihood', ''))}</td><td>{esc(c.get('tell', ''))}</td></tr>"
             for c in causes
             if isinstance(c, dict)
         )
         parts.append(
             '<table class="mlw-causes"><thead><tr><th>Cause</th><th>Likelihood</th><th>How to tell</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table>\n\n"
+            f"<tbody>{cause_rows}</tbody></table>\n\n"
         )
     return "".join(parts)
 
@@ -178,7 +180,8 @@ def backlinks_block(page: Page, site: SiteMap, here: str) -> str:
     for kind in sorted(by_type, key=lambda k: TYPE_ORDER.get(k, 99)):
         title = TYPE_TITLES.get(kind, "Documents")
         links = "".join(
-            f'<li><a href="{esc(site.href(here, p.id))}">{esc(p.title)}</a></li>' for p in sorted(by_type[kind], key=lambda p: p.title)
+            f'<li><a href="{esc(site.href(here, p.id))}">{esc(p.title)}</a></li>'
+            for p in sorted(by_type[kind], key=lambda p: p.title)
         )
         groups.append(f'<div class="mlw-bl-group"><h3>{esc(title)}</h3><ul>{links}</ul></div>')
     return '## Referenced by {#mlw-backlinks}\n\n<div class="mlw-backlinks">' + "".join(groups) + "</div>\n"
@@ -199,7 +202,9 @@ def _param_table(params: dict[str, object] | None, action: Action | Workflow) ->
         if p.pattern:
             rule.append(f"<code>{esc(p.pattern)}</code>")
         if p.minimum is not None or p.maximum is not None:
-            rule.append(f"{esc(p.minimum if p.minimum is not None else '')}..{esc(p.maximum if p.maximum is not None else '')}")
+            rule.append(
+                f"{esc(p.minimum if p.minimum is not None else '')}..{esc(p.maximum if p.maximum is not None else '')}"
+            )
         if p.allow_leading_dash:
             rule.append("may start with -")
         default = "" if p.default is None else f"<code>{esc(json.dumps(p.default))}</code>"
@@ -225,14 +230,13 @@ def _form(action: Action | Workflow) -> str:
         placeholder = None if p.default is None else f"default {p.default}"
         if p.enum:
             options = "".join(
-                f'<option {attrs(value=e, selected="selected" if e == value else None)}>{esc(e)}</option>' for e in p.enum
+                f"<option {attrs(value=e, selected='selected' if e == value else None)}>{esc(e)}</option>"
+                for e in p.enum
             )
             blank = "" if value is not None else '<option value="">(default)</option>'
-            control = f'<select {attrs(name=name, data_type=p.type)}>{blank}{options}</select>'
+            control = f"<select {attrs(name=name, data_type=p.type)}>{blank}{options}</select>"
         else:
-            control = (
-                f"<input {attrs(name=name, type='text', data_type=p.type, value=value, placeholder=placeholder, title=p.description, autocomplete='off', spellcheck='false')}>"
-            )
+            control = f"<input {attrs(name=name, type='text', data_type=p.type, value=value, placeholder=placeholder, title=p.description, autocomplete='off', spellcheck='false')}>"
         fields.append(f'<label class="mlw-field"><span>{esc(label)}</span>{control}</label>')
     if not fields:
         return ""
@@ -244,14 +248,26 @@ def _form(action: Action | Workflow) -> str:
     )
 
 
-def _cmd_spec(prefix: str, names: list[str], types: dict[str, str], suffix: str = "", base: dict[str, object] | None = None) -> str:
-    return json.dumps({"prefix": prefix, "params": names, "types": types, "suffix": suffix, "base": base or {}}, sort_keys=True)
+def _cmd_spec(
+    prefix: str,
+    names: list[str],
+    types: dict[str, str],
+    suffix: str = "",
+    base: dict[str, object] | None = None,
+) -> str:
+    return json.dumps(
+        {"prefix": prefix, "params": names, "types": types, "suffix": suffix, "base": base or {}},
+        sort_keys=True,
+    )
 
 
 def action_body(action: Action, site: SiteMap, here: str) -> str:
     parts = []
-    mode_text = {"command": "runs a command", "ai": "an AI step: prints a prompt for an agent, runs nothing",
-                 "manual": "a manual step: prints instructions for a person"}[action.execution_mode]
+    mode_text = {
+        "command": "runs a command",
+        "ai": "an AI step: prints a prompt for an agent, runs nothing",
+        "manual": "a manual step: prints instructions for a person",
+    }[action.execution_mode]
     if action.requires_approval:
         parts.append(
             '<div class="admonition danger mlw-danger"><p class="admonition-title">Changes state: the runner refuses without --approve</p>'
@@ -262,14 +278,22 @@ def action_body(action: Action, site: SiteMap, here: str) -> str:
             '<div class="admonition warning mlw-unverified"><p class="admonition-title">Unverified command shape</p>'
             "<p>This command's exact shape could not be confirmed in a source. Run it with <code>--dry-run</code> first and check it against your tool's help.</p></div>\n\n"
         )
-    parts.append(f'<p class="mlw-mode">Mode: <strong>{esc(action.execution_mode)}</strong> ({esc(mode_text)}) · timeout {esc(action.timeout_s)} s</p>\n\n')
+    parts.append(
+        f'<p class="mlw-mode">Mode: <strong>{esc(action.execution_mode)}</strong> ({esc(mode_text)}) · timeout {esc(action.timeout_s)} s</p>\n\n'
+    )
     parts.append("## Run it {#mlw-run}\n\n")
     parts.append(_form(action))
     samples = sample_values(action.parameters)
     types = {n: p.type for n, p in action.parameters.items()}
     prefix = f"python3 scripts/python_glue_runner.py {action.id}"
     suffix = "--approve" if action.requires_approval else ""
-    parts.append(_pre(action_command(action, samples, suffix), "mlw-runner", _cmd_spec(prefix, list(action.parameters), types, suffix)))
+    parts.append(
+        _pre(
+            action_command(action, samples, suffix),
+            "mlw-runner",
+            _cmd_spec(prefix, list(action.parameters), types, suffix),
+        )
+    )
     parts.append("\n\n")
     dry = action_command(action, samples, "--dry-run")
     parts.append("<p>Preview the exact command without running anything:</p>\n\n")
@@ -277,7 +301,9 @@ def action_body(action: Action, site: SiteMap, here: str) -> str:
     parts.append("\n\n## Parameters {#mlw-parameters}\n\n")
     parts.append(_param_table(None, action))
     if action.execution_mode == "command":
-        parts.append("## Command template {#mlw-command}\n\n<p>The runner fills each <code>{placeholder}</code> into one argument; no shell is involved.</p>\n\n")
+        parts.append(
+            "## Command template {#mlw-command}\n\n<p>The runner fills each <code>{placeholder}</code> into one argument; no shell is involved.</p>\n\n"
+        )
         parts.append(_pre(" ".join(shlex.quote(a) if a != "" else "''" for a in action.command), "mlw-template"))
         parts.append(f'\n\n<p class="mlw-output">Output parsed as <strong>{esc(action.output)}</strong>.</p>\n\n')
     if action.execution_mode == "ai":
@@ -310,7 +336,13 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
     parts = ["## Run it {#mlw-run}\n\n", _form(wf)]
     parts.append(_pre(workflow_command(wf, samples), "mlw-runner", _cmd_spec(prefix, list(wf.parameters), types)))
     parts.append("\n\n<p>Preview every step's exact command first:</p>\n\n")
-    parts.append(_pre(workflow_command(wf, samples) + " --dry-run", "mlw-runner", _cmd_spec(prefix, list(wf.parameters), types, "--dry-run")))
+    parts.append(
+        _pre(
+            workflow_command(wf, samples) + " --dry-run",
+            "mlw-runner",
+            _cmd_spec(prefix, list(wf.parameters), types, "--dry-run"),
+        )
+    )
     parts.append("\n\n## Steps {#mlw-steps}\n\n")
     parts.append('<figure class="mlw-figure">' + render_diagram(wf, wiki.actions, href_of) + "</figure>\n\n")
     parts.append('<div class="mlw-sr-only">' + render_fallback(wf, wiki.actions, href_of) + "</div>\n\n")
@@ -324,9 +356,21 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
         if action and not action.verified:
             flags.append('<span class="mlw-flag">unverified</span>')
         mapping = "<br>".join(f"<code>{esc(k)}</code> ← <code>{esc(v)}</code>" for k, v in step.with_.items())
-        link = f'<a href="{esc(href_of[step.action])}">{esc(step.action)}</a>' if step.action in href_of else esc(step.action)
+        link = (
+            f'<a href="{esc(href_of[step.action])}">{esc(step.action)}</a>'
+            if step.action in href_of
+            else esc(step.action)
+        )
         resume = workflow_command(wf, samples, step.id) if step.index > 0 else ""
-        resume_html = _pre(resume, "mlw-runner mlw-resume", _cmd_spec(prefix, list(wf.parameters), types, f"--from {step.id}")) if resume else ""
+        resume_html = (
+            _pre(
+                resume,
+                "mlw-runner mlw-resume",
+                _cmd_spec(prefix, list(wf.parameters), types, f"--from {step.id}"),
+            )
+            if resume
+            else ""
+        )
         why = f'<p class="mlw-why">{esc(step.why)}</p>' if step.why else ""
         rows.append(
             f'<tr id="step-{esc(step.id)}"><td>{step.index + 1}</td><td><strong>{esc(step.title or step.id)}</strong>{why}'
@@ -364,7 +408,9 @@ def page_markdown(page: Page, site: SiteMap) -> str:
         else:
             out.append(workflow_body(site.wiki.workflows[page.id], site, here))
     else:
-        out.append(rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here).strip("\n") + "\n\n")
+        out.append(
+            rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here).strip("\n") + "\n\n"
+        )
     out.append(sources_block(page))
     out.append(backlinks_block(page, site, here))
     return "".join(out).rstrip("\n") + "\n"

@@ -6,7 +6,12 @@ import posixpath
 
 from mlwiki.core.model import FOLDERS, Page
 
-DOC_SRC = {"tutorial": "wiki/tutorial.md", "schema": "wiki/schema.md", "log": "wiki/log.md", "index": "wiki/index.md"}
+DOC_SRC = {
+    "tutorial": "wiki/tutorial.md",
+    "schema": "wiki/schema.md",
+    "log": "wiki/log.md",
+    "index": "wiki/index.md",
+}
 
 
 def src_uri(page: Page) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from mlwiki.core.checks.context import PLACEHOLDER, CheckContext, action_texts
 from mlwiki.core.diagnostics import Diagnostic, did_you_mean
-from mlwiki.core.model import Parameter, Page, Wiki, parameters_of
+from mlwiki.core.model import Page, Parameter, Wiki, parameters_of
 from mlwiki.core.params import ParameterError, check_value
 
 
@@ -72,7 +72,8 @@ def check_parameters(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 re.compile(f.regex)
             except re.error as exc:
                 yield Diagnostic(
-                    "MLW037", f"summary field '{f.name}' has an invalid regex: {exc}",
+                    "MLW037",
+                    f"summary field '{f.name}' has an invalid regex: {exc}",
                     action.page.loc(("summary_fields", i, "regex")),
                 )
     for wf in wiki.workflows.values():

@@ -10,47 +10,65 @@ from mlwiki.core.index_md import render_index
 from mlwiki.core.markdown import find_unsafe_html, mask_code
 from mlwiki.core.model import Wiki
 
+
 def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.by_type("symptom"):
         sigs = page.signatures
         if not sigs:
-            yield Diagnostic("MLW040", "symptom has no signature", page.loc(("signatures",)),
-                             hint="add the verbatim log line, event or condition an engineer sees")
+            yield Diagnostic(
+                "MLW040",
+                "symptom has no signature",
+                page.loc(("signatures",)),
+                hint="add the verbatim log line, event or condition an engineer sees",
+            )
         elif len(sigs) == 1 and not page.meta.get("verify"):
-            yield Diagnostic("MLW042", "symptom has one signature and no verify action",
-                             page.loc(("signatures",)),
-                             hint="add a second verbatim signature or a 'verify' action")
+            yield Diagnostic(
+                "MLW042",
+                "symptom has one signature and no verify action",
+                page.loc(("signatures",)),
+                hint="add a second verbatim signature or a 'verify' action",
+            )
         if not page.meta.get("workflows"):
-            yield Diagnostic("MLW041", "symptom links no workflow", page.loc(("workflows",)),
-                             hint="add 'workflows: [wf-...]' to the frontmatter")
+            yield Diagnostic(
+                "MLW041",
+                "symptom links no workflow",
+                page.loc(("workflows",)),
+                hint="add 'workflows: [wf-...]' to the frontmatter",
+            )
+
 
 def check_unsafe_html(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.pages.values():
         for line, col, what in find_unsafe_html(page.masked_body, page.body_line):
-            if page.is_json:
-                loc = page.loc(("description",))
-            else:
-                loc = Location(page.rel, line, col)
+            loc = page.loc(("description",)) if page.is_json else Location(page.rel, line, col)
             yield Diagnostic("MLW050", f"{what} in page content; active HTML is not allowed", loc)
         if page.kind == "action":
             for key in ("instructions", "prompt"):
                 text = page.meta.get(key)
                 if isinstance(text, str):
-
                     for _l, _c, what in find_unsafe_html(mask_code(text)):
                         yield Diagnostic("MLW050", f"{what} in '{key}'; active HTML is not allowed", page.loc((key,)))
+
 
 def check_index(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     index = wiki.pages.get("index")
     expected = render_index(wiki)
     rel = f"{wiki.root.name}/INDEX.md"
     if index is None:
-        yield Diagnostic("MLW060", "wiki/INDEX.md is missing", Location(rel),
-                         hint="run 'python3 scripts/wiki_linter.py --write-index'")
+        yield Diagnostic(
+            "MLW060",
+            "wiki/INDEX.md is missing",
+            Location(rel),
+            hint="run 'python3 scripts/wiki_linter.py --write-index'",
+        )
         return
     current = (wiki.root / "INDEX.md").read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     if current != expected:
         a, b = current.split("\n"), expected.split("\n")
         line = next((i + 1 for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        yield Diagnostic("MLW060", "wiki/INDEX.md is out of date", Location(index.rel, line, 1),
-                         hint="run 'python3 scripts/wiki_linter.py --write-index'")
+        yield Diagnostic(
+            "MLW060",
+            "wiki/INDEX.md is out of date",
+            Location(index.rel, line, 1),
+            hint="run 'python3 scripts/wiki_linter.py --write-index'",
+        )

@@ -54,9 +54,8 @@ def check_wikilinks(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                     "MLW011",
                     f"unknown anchor '#{link.anchor}' on page '{target.id}'",
                     loc,
-                    hint=did_you_mean(link.anchor, target.anchors) or (
-                        "it has no headings" if not target.anchors else ""
-                    ),
+                    hint=did_you_mean(link.anchor, target.anchors)
+                    or ("it has no headings" if not target.anchors else ""),
                 )
 
 
@@ -78,7 +77,9 @@ def check_references(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
             wanted = REFERENCE_TYPES.get(key)
             if wanted and target.kind != wanted:
                 yield Diagnostic(
-                    "MLW010", f"'{key}' must list {wanted} pages, but '{ref}' is a {target.kind}", page.loc(path)
+                    "MLW010",
+                    f"'{key}' must list {wanted} pages, but '{ref}' is a {target.kind}",
+                    page.loc(path),
                 )
 
 

@@ -46,7 +46,11 @@ def check_prefixes(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
         if page.kind == "workflow" and not page.id.startswith("wf-"):
             yield Diagnostic("MLW007", f"workflow id '{page.id}' must start with 'wf-'", page.loc(("id",)))
         if page.kind != "workflow" and page.id.startswith("wf-"):
-            yield Diagnostic("MLW007", f"only workflows may start with 'wf-' ('{page.id}' is a {page.kind})", page.loc(("id",)))
+            yield Diagnostic(
+                "MLW007",
+                f"only workflows may start with 'wf-' ('{page.id}' is a {page.kind})",
+                page.loc(("id",)),
+            )
         if page.kind != "action":
             continue
         mode = page.meta.get("execution_mode")

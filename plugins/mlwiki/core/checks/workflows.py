@@ -16,6 +16,11 @@ def _fields_of(wiki: Wiki, wf: Workflow, step_id: str) -> set[str]:
     return {f.name for f in action.summary_fields} if action else set()
 
 
+def _has_action(wiki: Wiki, wf: Workflow, step_id: str) -> bool:
+    step = wf.step(step_id)
+    return step is not None and step.action in wiki.actions
+
+
 def check_steps(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for wf in wiki.workflows.values():
         yield from _check_workflow(wiki, wf)
@@ -94,9 +99,7 @@ def _check_workflow(wiki: Wiki, wf: Workflow) -> Iterator[Diagnostic]:
                     f"branch of step '{step.id}' tests '{branch.when.field}' but '{ref_step}' is not this or an earlier step",
                     page.loc((*bpath, "when", "field")),
                 )
-            elif ref_field not in _fields_of(wiki, wf, ref_step) and wiki.actions.get(
-                wf.step(ref_step).action if wf.step(ref_step) else ""
-            ):
+            elif ref_field not in _fields_of(wiki, wf, ref_step) and _has_action(wiki, wf, ref_step):
                 yield Diagnostic(
                     "MLW036",
                     f"branch of step '{step.id}' tests unknown summary field '{branch.when.field}'",
@@ -119,7 +122,11 @@ def _check_jump(loc: Location, step_id: str, index: int, target: str, order: dic
     if target == "end":
         return
     if target not in order:
-        yield Diagnostic("MLW036", f"step '{step_id}' jumps to unknown step '{target}'", loc,
-                         hint=did_you_mean(target, order))
+        yield Diagnostic(
+            "MLW036",
+            f"step '{step_id}' jumps to unknown step '{target}'",
+            loc,
+            hint=did_you_mean(target, order),
+        )
     elif order[target] <= index:
         yield Diagnostic("MLW036", f"step '{step_id}' jumps back to '{target}'; jumps may only go forward", loc)

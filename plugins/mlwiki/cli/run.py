@@ -1,0 +1,175 @@
+"""The glue runner CLI (``scripts/python_glue_runner.py``).
+
+    python3 scripts/python_glue_runner.py ACTION '{"param": "value"}' [--dry-run] [--approve] [--json]
+    python3 scripts/python_glue_runner.py --workflow WF '{"param": "value"}' [--from STEP] [--set STEP.FIELD=V]
+    python3 scripts/python_glue_runner.py --list
+
+Exit codes: 0 ok, 1 the command failed, 2 bad input, 3 approval needed, 4 executable missing,
+5 timeout, 10 workflow stopped at an ai, manual or approval step, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mlwiki.cli.common import default_wiki_dir
+from mlwiki.core import load
+from mlwiki.core.loader import WikiDirError
+from mlwiki.runner.engine import (
+    EXIT_USAGE,
+    Options,
+    RunnerError,
+    default_ask,
+    find_action,
+    find_workflow,
+    refuse_if_invalid,
+    run_action,
+    run_workflow,
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python_glue_runner.py",
+        description="Run a wiki action or workflow safely: typed parameters, no shell, timeouts, approval gate.",
+        epilog="Exit codes: 0 ok, 1 command failed, 2 bad input, 3 approval needed, 4 executable missing, "
+        "5 timeout, 10 workflow stopped at an ai/manual/approval step, 130 interrupted.",
+    )
+    p.add_argument("action", nargs="?", help="action id (wiki/actions/ID.json)")
+    p.add_argument("params", nargs="?", default=None, help="parameters as one JSON object")
+    p.add_argument("--workflow", metavar="WF", help="run workflow WF instead of a single action")
+    p.add_argument("--from", dest="from_step", metavar="STEP", help="resume the workflow at STEP")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="STEP.FIELD=VALUE",
+        help="provide a summary field of an ai or manual step when resuming (repeatable)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the exact argv, shell-quoted; run nothing")
+    p.add_argument("--approve", action="store_true", help="allow an action that changes state to run")
+    p.add_argument("--json", action="store_true", help="print one machine-readable JSON object")
+    p.add_argument("--list", action="store_true", help="list actions and workflows")
+    p.add_argument("--wiki", help="wiki directory (default: ./wiki)")
+    p.add_argument("--runs-dir", help="runs log directory (default: $MLWIKI_RUNS_DIR or ~/.local/state/mlwiki/runs)")
+    return p
+
+
+def parse_params(text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise RunnerError(f'parameters must be one JSON object, e.g. \'{{"namespace": "default"}}\': {exc}') from None
+    if not isinstance(value, dict):
+        raise RunnerError('parameters must be one JSON object, e.g. \'{"namespace": "default"}\'')
+    return value
+
+
+def _print_record(rec: dict[str, Any], out: Any) -> None:
+    status = rec.get("status")
+    if status == "dry-run":
+        out(f"would run: {rec['command']}")
+        if rec.get("requires_approval"):
+            out("  (this action changes state: it needs --approve to run)")
+    elif status == "ai":
+        out(f"AI step '{rec['action']}': runs nothing. Give this prompt package to an agent:")
+        out(json.dumps({k: v for k, v in rec.items() if k != "status"}, indent=2, ensure_ascii=False))
+    elif status == "manual":
+        out(f"Manual step '{rec['action']}': do this by hand, then record what you found:")
+        out(rec["instructions"])
+    elif status == "needs-approval":
+        out(f"$ {rec['command']}")
+        out(f"changes: {rec.get('changes', '')}")
+        out(f"undo: {rec.get('undo', '')}")
+        print(rec["message"], file=sys.stderr)
+    elif status and str(status).endswith("(runs nothing)"):
+        out(f"{rec['action']}: {status}")
+    else:
+        out(f"$ {rec.get('command', '')}")
+        code = rec.get("exit_code")
+        out(f"status {status}, exit {code}, {rec.get('duration_s', 0)} s, raw output: {rec.get('output_path')}")
+        if rec.get("message"):
+            print(f"{rec['action']}: {rec['message']}", file=sys.stderr)
+        for name, value in (rec.get("summary") or {}).items():
+            out(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = print
+    try:
+        if args.workflow and args.action and args.params is None:
+            args.params, args.action = args.action, None
+        if not args.list and not args.workflow and not args.action:
+            _parser().print_usage(sys.stderr)
+            print("python_glue_runner.py: error: give an ACTION id, --workflow WF, or --list", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            wiki = load(args.wiki or default_wiki_dir())
+        except WikiDirError as exc:
+            raise RunnerError(str(exc)) from None
+        if args.list:
+            for a in wiki.actions.values():
+                flag = " (needs --approve)" if a.requires_approval else ""
+                out(f"action   {a.id:40} {a.execution_mode:8}{flag}")
+            for w in wiki.workflows.values():
+                out(f"workflow {w.id:40} {len(w.steps)} steps")
+            return 0
+        opts = Options(
+            dry_run=args.dry_run,
+            approve=args.approve,
+            ask=None if args.json else default_ask(),
+            runs_dir=Path(args.runs_dir) if args.runs_dir else None,
+        )
+        params = parse_params(args.params)
+        if args.workflow:
+            wf = find_workflow(wiki, args.workflow)
+            refuse_if_invalid(wiki, wf.page.rel)
+            sets = {}
+            for item in args.sets:
+                key, sep, value = item.partition("=")
+                if not sep:
+                    raise RunnerError(f"--set {item!r}: expected STEP.FIELD=VALUE")
+                sets[key] = value
+            outcome = run_workflow(wiki, wf, params, opts, from_step=args.from_step, sets=sets)
+            if args.json:
+                out(json.dumps(outcome.record, indent=2, ensure_ascii=False, default=str))
+            else:
+                for rec in outcome.record["steps"]:
+                    out(f"== step {rec['step']}: {rec.get('action')}")
+                    _print_record(rec, out)
+                stop = outcome.record.get("stopped")
+                if stop:
+                    out(f"== stopped at step '{stop['at']}' ({stop['reason']}).")
+                    if stop.get("continue"):
+                        out(f"Continue with:\n  {stop['continue']}")
+                elif not args.dry_run:
+                    out("== workflow complete")
+            return outcome.code
+        if args.from_step or args.sets:
+            raise RunnerError("--from and --set only apply with --workflow")
+        action = find_action(wiki, args.action)
+        refuse_if_invalid(wiki, action.page.rel)
+        outcome = run_action(wiki, action, params, opts)
+        if args.json:
+            out(json.dumps(outcome.record, indent=2, ensure_ascii=False, default=str))
+        else:
+            _print_record(outcome.record, out)
+        return outcome.code
+    except RunnerError as exc:
+        print(f"python_glue_runner.py: error: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print(
+            "python_glue_runner.py: interrupted; the process group was killed and the run recorded",
+            file=sys.stderr,
+        )
+        return 130

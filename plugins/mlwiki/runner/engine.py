@@ -1,0 +1,460 @@
+"""Run one action or a whole workflow: the logic behind ``python_glue_runner.py``.
+
+Action: id check -> lookup -> lint errors of that file refuse -> parameters validated -> mode:
+command (approval gate, dry run, run, summary) | ai (prompt package) | manual (instructions).
+Workflow: parameters -> steps in order, each step's ``with`` filled from workflow parameters and
+earlier summaries -> branches -> stop at ai/manual/approval steps with the exact resume command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from mlwiki.core.checks import check
+from mlwiki.core.diagnostics import Severity, did_you_mean
+from mlwiki.core.model import Action, Parameter, Step, Wiki, Workflow
+from mlwiki.core.params import ParameterError, resolve_values
+from mlwiki.render.commands import RUNNER, params_json
+from mlwiki.runner.argv import build_argv, fill_text, validate
+from mlwiki.runner.audit import RunLog
+from mlwiki.runner.execute import run_argv
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+TEMPLATE = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
+
+# Exit codes, documented in the runner's --help.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_MISSING, EXIT_TIMEOUT, EXIT_STOPPED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    10,
+)
+
+
+class RunnerError(Exception):
+    """A problem the user must fix before anything runs; exit code 2."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Options:
+    dry_run: bool = False
+    approve: bool = False
+    ask: Callable[[str], bool] | None = None
+    runs_dir: Path | None = None
+    out: Callable[[str], None] = field(default=lambda s: print(s))
+
+
+def check_id(kind: str, value: str) -> None:
+    if not ID_RE.match(value):
+        raise RunnerError(
+            f"{kind} id {json.dumps(value)} is not valid: ids are lower-case letters, digits and '-' only"
+        )
+
+
+def find_action(wiki: Wiki, action_id: str) -> Action:
+    check_id("action", action_id)
+    action = wiki.actions.get(action_id)
+    if action is None:
+        hint = did_you_mean(action_id, wiki.actions)
+        raise RunnerError(f"unknown action '{action_id}'" + (f"; {hint}" if hint else ""))
+    return action
+
+
+def refuse_if_invalid(wiki: Wiki, rel: str) -> None:
+    errors = [d for d in check(wiki) if d.location.file == rel and d.severity == Severity.ERROR]
+    if errors:
+        listed = "\n  ".join(d.format_text() for d in errors[:10])
+        raise RunnerError(f"{rel} has lint errors; fix them before running it:\n  {listed}")
+
+
+def quote_argv(argv: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def prompt_package(action: Action, values: Mapping[str, str], context: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "action": action.id,
+        "mode": "ai",
+        "prompt": fill_text(action.prompt, values),
+        "parameters": dict(values),
+        "context": dict(context),
+        "return_fields": [{"name": f.name, "description": f.description} for f in action.summary_fields],
+    }
+
+
+@dataclass
+class Outcome:
+    code: int
+    record: dict[str, Any]
+
+
+def run_action(
+    wiki: Wiki,
+    action: Action,
+    given: Mapping[str, Any],
+    opts: Options,
+    context: Mapping[str, Any] | None = None,
+    approved: bool | None = None,
+) -> Outcome:
+    """Run one action; never raises for a failed command, only for bad input (RunnerError)."""
+    try:
+        values = validate(action, given)
+    except ParameterError as exc:
+        raise RunnerError(f"{action.id}: {exc}") from None
+    approved = opts.approve if approved is None else approved
+    if action.execution_mode == "ai":
+        pkg = prompt_package(action, values, context or {})
+        return Outcome(EXIT_OK, {"status": "ai", **pkg})
+    if action.execution_mode == "manual":
+        text = fill_text(action.instructions, values)
+        return Outcome(EXIT_OK, {"status": "manual", "action": action.id, "instructions": text, "parameters": values})
+    argv = build_argv(action, values)
+    record: dict[str, Any] = {
+        "action": action.id,
+        "argv": argv,
+        "command": quote_argv(argv),
+        "parameters": values,
+    }
+    if opts.dry_run:
+        return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": action.requires_approval})
+    if action.requires_approval and not approved:
+        question = f"{action.id} changes state: {action.changes}\nRun `{quote_argv(argv)}`?"
+        if not (opts.ask and opts.ask(question)):
+            again = f"{RUNNER} {action.id} {shlex.quote(params_json(given))} --approve"
+            return Outcome(
+                EXIT_APPROVAL,
+                {
+                    "status": "needs-approval",
+                    **record,
+                    "changes": action.changes,
+                    "undo": action.undo,
+                    "message": f"not run: '{action.id}' requires approval. Re-run with --approve to run it: {again}",
+                },
+            )
+    log = RunLog(opts.runs_dir) if opts.runs_dir else None
+    if log is None:
+        from mlwiki.runner.audit import default_runs_dir
+
+        log = RunLog(default_runs_dir())
+    run_id = log.new_run_id(action.id)
+    out_path = log.output_path(run_id)
+    log.append("started", run_id, action=action.id, argv=argv, parameters=values)
+    try:
+        result = run_argv(action, argv, out_path, float(action.timeout_s))
+    except KeyboardInterrupt:
+        log.append("interrupted", run_id, action=action.id, argv=argv, parameters=values, output_path=str(out_path))
+        raise
+    log.append(
+        "finished",
+        run_id,
+        action=action.id,
+        argv=argv,
+        parameters=values,
+        exit_code=result.exit_code,
+        duration_s=round(result.duration_s, 3),
+        status=result.status,
+        summary=result.summary,
+        output_path=result.output_path,
+        message=result.message,
+    )
+    code = {"ok": EXIT_OK, "missing-executable": EXIT_MISSING, "timeout": EXIT_TIMEOUT}.get(result.status, EXIT_FAILED)
+    return Outcome(code, {**result.as_json(), "command": quote_argv(argv), "run_id": run_id, "parameters": values})
+
+
+# --- workflows ----------------------------------------------------------------------------
+
+
+def find_workflow(wiki: Wiki, wf_id: str) -> Workflow:
+    check_id("workflow", wf_id)
+    wf = wiki.workflows.get(wf_id)
+    if wf is None:
+        hint = did_you_mean(wf_id, wiki.workflows)
+        raise RunnerError(f"unknown workflow '{wf_id}'" + (f"; {hint}" if hint else ""))
+    return wf
+
+
+def _coerce(p: Parameter | None, value: Any) -> Any:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if p is None or value is None:
+        return value
+    if p.type == "integer" and isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if p.type == "boolean" and isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    if p.type == "string" and not isinstance(value, str):
+        return (
+            json.dumps(value)
+            if isinstance(value, (dict, list))
+            else ("true" if value is True else "false" if value is False else str(value))
+        )
+    return value
+
+
+def step_values(
+    step: Step,
+    action: Action | None,
+    params: Mapping[str, str],
+    outputs: Mapping[str, Any],
+    placeholder: bool,
+) -> dict[str, Any]:
+    """Fill a step's ``with`` templates. Unknown outputs raise, or show as <step.field> in dry runs."""
+    out: dict[str, Any] = {}
+    for name, template in step.with_.items():
+        if not isinstance(template, str):
+            out[name] = template
+            continue
+        whole = TEMPLATE.fullmatch(template)
+        missing: list[str] = []
+
+        def lookup(ref_step: str | None, ref: str) -> Any:
+            if ref_step is None:
+                return params.get(ref)
+            return outputs.get(ref_step, {}).get(ref)
+
+        if whole:
+            value = lookup(whole.group(1), whole.group(2))
+            if value is None or value == []:
+                missing.append(template.strip("{}"))
+        else:
+            parts: list[str] = []
+            pos = 0
+            for m in TEMPLATE.finditer(template):
+                v = lookup(m.group(1), m.group(2))
+                parts.append(template[pos : m.start()])
+                if v is None or v == []:
+                    missing.append(m.group(0).strip("{}"))
+                    parts.append(m.group(0))
+                else:
+                    parts.append(str(v[0] if isinstance(v, list) else v))
+                pos = m.end()
+            parts.append(template[pos:])
+            value = "".join(parts)
+        if missing:
+            if placeholder:
+                out[name] = f"<{missing[0]}>"
+                continue
+            if (
+                whole
+                and whole.group(1) is None
+                and action
+                and name in action.parameters
+                and action.parameters[name].default is not None
+            ):
+                continue  # unset optional workflow parameter: the action's default applies
+            if whole and whole.group(1) is None:
+                continue
+            raise RunnerError(
+                f"step '{step.id}' needs '{missing[0]}' for parameter '{name}', but it has no value yet; "
+                f"provide it with --set {missing[0]}=VALUE"
+            )
+        out[name] = _coerce(action.parameters.get(name) if action else None, value)
+    return out
+
+
+def _cond(outputs: Mapping[str, Any], field_ref: str, op: str, want: Any) -> bool:
+    step_id, _, name = field_ref.partition(".")
+    value = outputs.get(step_id, {}).get(name)
+    if op == "empty":
+        return value in (None, "", [], {}, 0)
+    if op == "not_empty":
+        return value not in (None, "", [], {}, 0)
+    if op == "contains":
+        if isinstance(value, list):
+            return any(str(want) in str(v) for v in value)
+        return str(want) in str(value or "")
+    if op in ("greater_than", "less_than"):
+        try:
+            a = float(len(value) if isinstance(value, list) else value)
+            b = float(want)
+        except (TypeError, ValueError):
+            return False
+        return a > b if op == "greater_than" else a < b
+    text = str(value[0] if isinstance(value, list) and len(value) == 1 else value)
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    return (text == str(want)) if op == "equals" else (text != str(want))
+
+
+def state_path(runs_dir: Path, wf: Workflow, params: Mapping[str, str]) -> Path:
+    digest = hashlib.sha256(json.dumps(dict(params), sort_keys=True).encode()).hexdigest()[:12]
+    return runs_dir / "workflow-state" / f"{wf.id}-{digest}.json"
+
+
+def _save_state(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=2, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def resume_command(wf: Workflow, given: Mapping[str, Any], step_id: str, extra: str = "") -> str:
+    cmd = f"{RUNNER} --workflow {wf.id} {shlex.quote(params_json(given))} --from {step_id}"
+    return f"{cmd} {extra}".rstrip()
+
+
+def run_workflow(
+    wiki: Wiki,
+    wf: Workflow,
+    given: Mapping[str, Any],
+    opts: Options,
+    from_step: str | None = None,
+    sets: Mapping[str, str] | None = None,
+) -> Outcome:
+    try:
+        params = resolve_values(wf.parameters, given)
+    except ParameterError as exc:
+        raise RunnerError(f"{wf.id}: {exc}") from None
+    from mlwiki.runner.audit import default_runs_dir
+
+    runs_dir = opts.runs_dir or default_runs_dir()
+    spath = state_path(runs_dir, wf, params)
+    outputs: dict[str, Any] = {}
+    start = 0
+    if from_step is not None:
+        step = wf.step(from_step)
+        if step is None:
+            hint = did_you_mean(from_step, [s.id for s in wf.steps])
+            raise RunnerError(f"workflow '{wf.id}' has no step '{from_step}'" + (f"; {hint}" if hint else ""))
+        start = step.index
+        if spath.is_file():
+            outputs = json.loads(spath.read_text(encoding="utf-8")).get("outputs", {})
+    for ref, value in (sets or {}).items():
+        sid, _, fname = ref.partition(".")
+        if not fname or wf.step(sid) is None:
+            raise RunnerError(f"--set {ref}=...: expected STEP.FIELD with a step of '{wf.id}'")
+        outputs.setdefault(sid, {})[fname] = value
+    records: list[dict[str, Any]] = []
+    i = start
+    code = EXIT_OK
+    stop: dict[str, Any] | None = None
+    while i < len(wf.steps):
+        step = wf.steps[i]
+        action = wiki.actions.get(step.action)
+        if action is None:
+            raise RunnerError(f"step '{step.id}' names unknown action '{step.action}'")
+        values = step_values(step, action, params, outputs, placeholder=opts.dry_run)
+        first = i == start
+        if opts.dry_run:
+            rec = _dry_step(wiki, action, values)
+            records.append({"step": step.id, **rec})
+            i += 1
+            continue
+        if action.execution_mode in ("ai", "manual"):
+            outcome = run_action(wiki, action, values, opts, context=outputs)
+            records.append({"step": step.id, **outcome.record})
+            nxt = _next_index(wf, step, outputs)
+            cont = resume_command(wf, given, wf.steps[nxt].id) if nxt < len(wf.steps) else ""
+            fields = " ".join(f"--set {step.id}.{f.name}=VALUE" for f in action.summary_fields)
+            stop = {
+                "at": step.id,
+                "reason": action.execution_mode,
+                "continue": f"{cont} {fields}".strip() if cont else "",
+            }
+            code = EXIT_STOPPED
+            break
+        outcome = run_action(wiki, action, values, opts, approved=opts.approve and first)
+        records.append({"step": step.id, **outcome.record})
+        if outcome.code == EXIT_APPROVAL:
+            stop = {
+                "at": step.id,
+                "reason": "approval",
+                "continue": resume_command(wf, given, step.id, "--approve"),
+            }
+            code = EXIT_STOPPED
+            break
+        if outcome.code != EXIT_OK:
+            stop = {"at": step.id, "reason": "failed", "continue": resume_command(wf, given, step.id)}
+            code = outcome.code
+            break
+        outputs[step.id] = outcome.record.get("summary", {})
+        _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs})
+        i = _next_index(wf, step, outputs)
+    _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs}) if not opts.dry_run else None
+    return Outcome(
+        code,
+        {
+            "workflow": wf.id,
+            "parameters": params,
+            "steps": records,
+            "stopped": stop,
+            "status": "dry-run" if opts.dry_run else ("stopped" if stop else "complete"),
+        },
+    )
+
+
+def _next_index(wf: Workflow, step: Step, outputs: Mapping[str, Any]) -> int:
+    order = {s.id: s.index for s in wf.steps}
+    for b in step.branches:
+        if _cond(outputs, b.when.field, b.when.op, b.when.value):
+            return len(wf.steps) if b.goto == "end" else order[b.goto]
+    if step.next == "end":
+        return len(wf.steps)
+    if step.next:
+        return order[step.next]
+    return step.index + 1
+
+
+def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Dry-run view of a step: placeholders for values only a real run would know."""
+    if action.execution_mode != "command":
+        return {"action": action.id, "status": f"{action.execution_mode} step (runs nothing)"}
+    shown = {k: v for k, v in values.items() if not (isinstance(v, str) and v.startswith("<"))}
+    pending = {k: v for k, v in values.items() if k not in shown}
+    try:
+        checked = validate(action, shown)
+    except ParameterError as exc:
+        if exc.name in pending or exc.rule == "is required":
+            checked = {}
+        else:
+            raise RunnerError(f"{action.id}: {exc}") from None
+    merged = {**{k: str(v) for k, v in pending.items()}, **checked}
+    for name, p in action.parameters.items():
+        if name not in merged and p.default is not None:
+            merged[name] = str(p.default)
+    from mlwiki.runner.argv import fill
+
+    argv = []
+    for t in action.command:
+        a = (
+            fill(t, merged)
+            if all(n in merged for n in re.findall(r"\{([a-z][a-z0-9_]*)\}", t))
+            else (None if not any(n in merged for n in re.findall(r"\{([a-z][a-z0-9_]*)\}", t)) else t)
+        )
+        if a is not None:
+            argv.append(a)
+    return {
+        "action": action.id,
+        "status": "dry-run",
+        "argv": argv,
+        "command": quote_argv(argv),
+        "requires_approval": action.requires_approval,
+    }
+
+
+def default_ask() -> Callable[[str], bool] | None:
+    """Interactive yes/no on a terminal; None when not on a TTY (approval then needs --approve)."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask(question: str) -> bool:
+        sys.stderr.write(question + " [y/N] ")
+        sys.stderr.flush()
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return ask
