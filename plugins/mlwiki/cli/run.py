@@ -149,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stop = outcome.record.get("stopped")
                 if stop:
                     out(f"== stopped at step '{stop['at']}' ({stop['reason']}).")
+                    if stop.get("message"):
+                        out(stop["message"])
                     if stop.get("continue"):
                         out(f"Continue with:\n  {stop['continue']}")
                 elif not args.dry_run:

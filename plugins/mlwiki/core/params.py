@@ -15,6 +15,8 @@ from mlwiki.core.model import Parameter
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_VALUE_LEN = 4096
+# ai and manual actions never build an argv: their inputs may be long, multi-line text (logs).
+MAX_TEXT_LEN = 256_000
 
 
 class ParameterError(ValueError):
@@ -32,8 +34,11 @@ def as_text(value: Any) -> str:
     return str(value)
 
 
-def check_value(p: Parameter, value: Any) -> str:
-    """Validate one value; return it as text. Raises :class:`ParameterError`."""
+def check_value(p: Parameter, value: Any, text_input: bool = False) -> str:
+    """Validate one value; return it as text. Raises :class:`ParameterError`.
+
+    ``text_input`` relaxes length and newlines for values that only fill a prompt, never an argv.
+    """
     if p.type == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ParameterError(p.name, value, "must be an integer")
@@ -49,21 +54,25 @@ def check_value(p: Parameter, value: Any) -> str:
             raise ParameterError(p.name, value, "must be a string")
         if value == "":
             raise ParameterError(p.name, value, "must not be empty")
-        if len(value) > MAX_VALUE_LEN:
-            raise ParameterError(p.name, value, f"must be at most {MAX_VALUE_LEN} characters")
-        if CONTROL.search(value):
+        limit = MAX_TEXT_LEN if text_input else MAX_VALUE_LEN
+        if len(value) > limit:
+            raise ParameterError(p.name, value, f"must be at most {limit} characters")
+        bad = CONTROL.search(value.replace("\n", "").replace("\t", "") if text_input else value)
+        if bad:
             raise ParameterError(p.name, value, "must not contain newlines or control characters")
         if value.startswith("-") and not p.allow_leading_dash:
             raise ParameterError(p.name, value, "must not start with '-' (it would be read as an option)")
     if p.enum is not None and value not in p.enum:
         raise ParameterError(p.name, value, "must be one of " + ", ".join(json.dumps(e) for e in p.enum))
     text = as_text(value)
-    if p.pattern is not None and re.fullmatch(p.pattern, text) is None:
+    if p.pattern is not None and re.fullmatch(p.pattern, text, re.S if text_input else 0) is None:
         raise ParameterError(p.name, value, f"must match the pattern {p.pattern}")
     return text
 
 
-def resolve_values(params: Mapping[str, Parameter], given: Mapping[str, Any]) -> dict[str, str]:
+def resolve_values(
+    params: Mapping[str, Parameter], given: Mapping[str, Any], text_input: bool = False
+) -> dict[str, str]:
     """Check a whole parameter set: unknown names, missing required ones, every rule.
 
     Raises the first :class:`ParameterError` in parameter order (unknown names first).
@@ -75,7 +84,7 @@ def resolve_values(params: Mapping[str, Parameter], given: Mapping[str, Any]) ->
     out: dict[str, str] = {}
     for name, p in params.items():
         if name in given:
-            out[name] = check_value(p, given[name])
+            out[name] = check_value(p, given[name], text_input)
         elif p.default is not None:
             out[name] = check_value(p, p.default)
         elif p.required:

@@ -28,7 +28,10 @@ def check_no_shell_syntax(p: Parameter, text: str) -> None:
 
 
 def validate(action: Action, given: Mapping[str, Any]) -> dict[str, str]:
-    values = resolve_values(action.parameters, given)
+    text_input = action.execution_mode != "command"
+    values = resolve_values(action.parameters, given, text_input=text_input)
+    if text_input:
+        return values
     for name, text in values.items():
         check_no_shell_syntax(action.parameters[name], text)
     return values

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from mlwiki.core.checks import check
 from mlwiki.core.diagnostics import Severity, did_you_mean
 from mlwiki.core.model import Action, Parameter, Step, Wiki, Workflow
-from mlwiki.core.params import ParameterError, resolve_values
+from mlwiki.core.params import ParameterError, check_value, resolve_values
 from mlwiki.render.commands import RUNNER, params_json
 from mlwiki.runner.argv import build_argv, fill_text, validate
 from mlwiki.runner.audit import RunLog
@@ -40,6 +40,14 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_MISSING, EXIT_TIMEOUT, EXI
     5,
     10,
 )
+
+
+class MissingInput(Exception):
+    """A step needs a value an earlier step did not produce: the workflow stops there."""
+
+    def __init__(self, step: str, param: str, ref: str) -> None:
+        super().__init__(f"step '{step}' needs '{ref}' for parameter '{param}', but no earlier step produced it")
+        self.step, self.param, self.ref = step, param, ref
 
 
 class RunnerError(Exception):
@@ -249,20 +257,16 @@ def step_values(
             if placeholder:
                 out[name] = f"<{missing[0]}>"
                 continue
-            if (
-                whole
-                and whole.group(1) is None
-                and action
-                and name in action.parameters
-                and action.parameters[name].default is not None
-            ):
-                continue  # unset optional workflow parameter: the action's default applies
-            if whole and whole.group(1) is None:
+            param = action.parameters.get(name) if action else None
+            if param is None or not param.required or param.default is not None:
+                continue  # optional: leave it out and let the action's default apply
+            if action and action.execution_mode != "command" and whole and whole.group(1):
+                ref_step = whole.group(1)
+                out[name] = f"(no value: step '{ref_step}' returned nothing for '{whole.group(2)}')"
                 continue
-            raise RunnerError(
-                f"step '{step.id}' needs '{missing[0]}' for parameter '{name}', but it has no value yet; "
-                f"provide it with --set {missing[0]}=VALUE"
-            )
+            raise MissingInput(step.id, name, missing[0])
+        if action and action.execution_mode != "command" and isinstance(value, list):
+            value = "\n".join(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in value)
         out[name] = _coerce(action.parameters.get(name) if action else None, value)
     return out
 
@@ -348,7 +352,17 @@ def run_workflow(
         action = wiki.actions.get(step.action)
         if action is None:
             raise RunnerError(f"step '{step.id}' names unknown action '{step.action}'")
-        values = step_values(step, action, params, outputs, placeholder=opts.dry_run)
+        try:
+            values = step_values(step, action, params, outputs, placeholder=opts.dry_run)
+        except MissingInput as exc:
+            stop = {
+                "at": step.id,
+                "reason": "missing-input",
+                "message": str(exc),
+                "continue": resume_command(wf, given, step.id, f"--set {exc.ref}=VALUE"),
+            }
+            code = EXIT_STOPPED
+            break
         first = i == start
         if opts.dry_run:
             rec = _dry_step(wiki, action, values)
@@ -416,12 +430,14 @@ def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str
         return {"action": action.id, "status": f"{action.execution_mode} step (runs nothing)"}
     shown = {k: v for k, v in values.items() if not (isinstance(v, str) and v.startswith("<"))}
     pending = {k: v for k, v in values.items() if k not in shown}
-    try:
-        checked = validate(action, shown)
-    except ParameterError as exc:
-        if exc.name in pending or exc.rule == "is required":
-            checked = {}
-        else:
+    checked: dict[str, str] = {}
+    for name, value in shown.items():
+        p = action.parameters.get(name)
+        if p is None:
+            raise RunnerError(f"{action.id}: parameter '{name}' is not a parameter of this action")
+        try:
+            checked[name] = check_value(p, value)
+        except ParameterError as exc:
             raise RunnerError(f"{action.id}: {exc}") from None
     merged = {**{k: str(v) for k, v in pending.items()}, **checked}
     for name, p in action.parameters.items():
