@@ -9,13 +9,13 @@ import shlex
 from pathlib import Path
 
 import pytest
-from wikifix import REPO
 
 from mlwiki.cli.run import main
 from mlwiki.core import load
 from mlwiki.render.commands import sample_values
 from mlwiki.render.pages import SiteMap, page_markdown
 from mlwiki.runner.engine import EXIT_OK, EXIT_STOPPED, Options, run_workflow
+from wikifix import REPO
 
 WIKI = load(REPO / "wiki")
 

@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
+from mlwiki.core.jsonpath import PathError, parse, select
 from mlwiki.core.model import Action, SummaryField
-from mlwiki.runner.jsonpath import PathError, parse, select
 
 
 class OutputError(ValueError):

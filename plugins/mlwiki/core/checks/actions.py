@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 from mlwiki.core.checks.context import PLACEHOLDER, CheckContext, action_texts
 from mlwiki.core.diagnostics import Diagnostic, did_you_mean
+from mlwiki.core.jsonpath import PathError
+from mlwiki.core.jsonpath import parse as parse_path
 from mlwiki.core.model import Page, Parameter, Wiki, parameters_of
 from mlwiki.core.params import ParameterError, check_value
 
@@ -66,6 +68,15 @@ def check_parameters(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for action in wiki.actions.values():
         yield from check_parameter_specs(action.page, dict(action.parameters))
         for i, f in enumerate(action.summary_fields):
+            if f.json_path is not None:
+                try:
+                    parse_path(f.json_path)
+                except PathError as exc:
+                    yield Diagnostic(
+                        "MLW037",
+                        f"summary field '{f.name}' has an invalid json_path: {exc}",
+                        action.page.loc(("summary_fields", i, "json_path")),
+                    )
             if f.regex is None:
                 continue
             try:

@@ -83,6 +83,7 @@ def parse(path: str) -> tuple[Segment, ...]:
 
 def _close(path: str, start: int) -> int:
     quote = None
+    depth = 0
     for j in range(start + 1, len(path)):
         c = path[j]
         if quote:
@@ -90,8 +91,12 @@ def _close(path: str, start: int) -> int:
                 quote = None
         elif c in "\"'":
             quote = c
+        elif c == "[":
+            depth += 1
         elif c == "]":
-            return j
+            if depth == 0:
+                return j
+            depth -= 1
     raise PathError(f"unclosed '[' in '{path}' at {start}")
 
 

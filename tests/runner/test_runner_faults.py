@@ -1,0 +1,349 @@
+"""The runner's safety rules, each fault class against fake binaries: validation, injection,
+option injection, path traversal, approval, timeout with process-group kill, missing executable,
+non-JSON output, summaries, workflow chaining and resume, and the audit trail."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import fake_calls
+from mlwiki.cli.run import main
+from wikifix import base_files, write_wiki
+
+PATTERN_K8S = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+def action(action_id: str, command: list[str], params: dict[str, Any], **extra: Any) -> str:
+    data = {
+        "id": action_id,
+        "type": "action",
+        "title": f"Test action {action_id}",
+        "summary": "An action used by the runner tests.",
+        "tags": ["gke"],
+        "platforms": ["gke"],
+        "sources": ["https://example.org/test"],
+        "execution_mode": "command",
+        "requires_approval": False,
+        "verified": True,
+        "parameters": params,
+        "command": command,
+        "output": "json",
+        "summary_fields": [],
+        **extra,
+    }
+    return json.dumps(data, indent=2)
+
+
+P_NAME = {
+    "type": "string",
+    "description": "A Kubernetes name.",
+    "required": True,
+    "pattern": PATTERN_K8S,
+    "example": "x",
+}
+P_FREE = {"type": "string", "description": "Free text, no pattern.", "required": True, "example": "hello"}
+P_ANY = {"type": "string", "description": "Anything.", "required": True, "pattern": ".*", "example": "a"}
+
+EXTRA_ACTIONS = {
+    "actions/get-pods.json": action(
+        "get-pods",
+        ["kubectl", "get", "pods", "-n", "{namespace}", "-o", "json"],
+        {"namespace": P_NAME},
+        summary_fields=[
+            {"name": "pods", "description": "Pod names.", "json_path": "items[*].metadata.name"},
+            {"name": "first_node", "description": "Node.", "json_path": "items[*].spec.nodeName", "select": "first"},
+            {
+                "name": "oom",
+                "description": "OOM pods.",
+                "json_path": "items[?status.containerStatuses[*].lastState.terminated.reason=OOMKilled].metadata.name",
+            },
+        ],
+    ),
+    "actions/echo-free.json": action("echo-free", ["kubectl", "label", "{text}"], {"text": P_FREE}),
+    "actions/echo-any.json": action("echo-any", ["kubectl", "annotate", "{text}"], {"text": P_ANY}),
+    "actions/get-node.json": action(
+        "get-node",
+        ["kubectl", "get", "node", "{node}", "--chunk-size={tail}", "-o", "json"],
+        {
+            "node": {**P_NAME, "required": True},
+            "tail": {"type": "integer", "description": "Lines.", "minimum": 1, "maximum": 100},
+        },
+        summary_fields=[
+            {
+                "name": "ready",
+                "description": "Ready.",
+                "json_path": "status.conditions[?type=Ready].status",
+                "select": "first",
+            }
+        ],
+    ),
+    "actions/cordon.json": action(
+        "cordon",
+        ["kubectl", "cordon", "{node}"],
+        {"node": P_NAME},
+        requires_approval=True,
+        changes="Marks the node unschedulable.",
+        undo="kubectl uncordon NODE",
+        output="text",
+    ),
+    "actions/slow.json": action("slow", ["kubectl", "wait"], {}, timeout_s=1, output="text"),
+    "actions/missing-tool.json": action(
+        "missing-tool", ["definitely-not-installed-mlwiki-tool", "x"], {}, output="text"
+    ),
+}
+
+
+def workflow() -> str:
+    return json.dumps(
+        {
+            "id": "wf-chain",
+            "type": "workflow",
+            "title": "Chain",
+            "summary": "Pods, then their node, then cordon.",
+            "tags": ["gke"],
+            "platforms": ["gke"],
+            "sources": ["https://example.org/test"],
+            "parameters": {"namespace": P_NAME},
+            "steps": [
+                {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
+                {
+                    "id": "node",
+                    "action": "get-node",
+                    "with": {"node": "{pods.first_node}"},
+                    "branches": [
+                        {
+                            "when": {"field": "node.ready", "op": "equals", "value": "True"},
+                            "goto": "end",
+                            "label": "healthy",
+                        }
+                    ],
+                },
+                {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
+            ],
+        },
+        indent=2,
+    )
+
+
+@pytest.fixture
+def wiki(fake_env: Path) -> Path:
+    files: dict[str, str | bytes] = dict(base_files())
+    files.update(EXTRA_ACTIONS)
+    files["workflows/wf-chain.json"] = workflow()
+    return write_wiki(fake_env / "w", files)
+
+
+def run(wiki: Path, *args: str) -> int:
+    return main([*args, "--wiki", str(wiki)])
+
+
+def test_summary_extraction(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "get-pods", '{"namespace": "default"}', "--json") == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["argv"] == ["kubectl", "get", "pods", "-n", "default", "-o", "json"]
+    assert rec["summary"] == {
+        "pods": ["my-job-slice-0-0-abcde", "my-job-slice-0-1-fghij"],
+        "first_node": "gke-tpu-pool-1a2b3c4d-w0",
+        "oom": ["my-job-slice-0-0-abcde"],
+    }
+    assert fake_calls(fake_env) == [["kubectl", "get", "pods", "-n", "default", "-o", "json"]]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ('{"namespace": "Bad_NS"}', "parameter 'namespace' = \"Bad_NS\": must match the pattern " + PATTERN_K8S),
+        ("{}", "parameter 'namespace' = null: is required"),
+        ('{"namespace": 5}', "parameter 'namespace' = 5: must be a string"),
+        (
+            '{"namespace": "a", "extra": 1}',
+            "parameter 'extra' = 1: is not a parameter of this action (known: namespace)",
+        ),
+        ("[1]", 'parameters must be one JSON object, e.g. \'{"namespace": "default"}\''),
+        ("{not json", "parameters must be one JSON object"),
+    ],
+)
+def test_parameter_validation(
+    wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str], params: str, message: str
+) -> None:
+    assert run(wiki, "get-pods", params) == 2
+    assert message in capsys.readouterr().err
+    assert fake_calls(fake_env) == []
+
+
+def test_integer_rules(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "get-node", '{"node": "n1", "tail": 0}', "--dry-run") == 2
+    assert "parameter 'tail' = 0: must be at least 1" in capsys.readouterr().err
+    assert run(wiki, "get-node", '{"node": "n1", "tail": "5"}', "--dry-run") == 2
+    assert "parameter 'tail' = \"5\": must be an integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "payload", ["; touch {f}", "$(touch {f})", "`touch {f}`", "| touch {f}", "x && touch {f}", "x\ntouch {f}"]
+)
+def test_shell_injection_never_runs(
+    wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str], payload: str
+) -> None:
+    target = fake_env / "pwned"
+    value = payload.format(f=target)
+    assert run(wiki, "echo-free", json.dumps({"text": value})) == 2
+    err = capsys.readouterr().err
+    assert "must not contain" in err
+    assert not target.exists()
+    assert fake_calls(fake_env) == []
+
+
+def test_value_is_one_literal_argument(wiki: Path, fake_env: Path) -> None:
+    """Where a pattern allows shell characters, they still reach the tool as one inert argument."""
+    target = fake_env / "pwned"
+    value = f"; touch {target}; $(touch {target}) `touch {target}` | cat"
+    assert run(wiki, "echo-any", json.dumps({"text": value})) == 0
+    assert fake_calls(fake_env) == [["kubectl", "annotate", value]]
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("value", ["-rf", "--kubeconfig=/tmp/evil", "-n=kube-system"])
+def test_option_injection_refused(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    assert run(wiki, "echo-any", json.dumps({"text": value})) == 2
+    assert "must not start with '-' (it would be read as an option)" in capsys.readouterr().err
+    assert fake_calls(fake_env) == []
+
+
+@pytest.mark.parametrize("bad_id", ["../x", "/etc/passwd", "actions/../../x", "Get-Pods", "a b", ""])
+def test_path_traversal_in_id(wiki: Path, capsys: pytest.CaptureFixture[str], bad_id: str) -> None:
+    code = run(wiki, bad_id, "{}")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert ("is not valid: ids are lower-case letters, digits and '-' only" in err) or ("give an ACTION id" in err)
+
+
+def test_unknown_action_did_you_mean(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "get-pod", "{}") == 2
+    assert "unknown action 'get-pod'; did you mean 'get-pods'?" in capsys.readouterr().err
+
+
+def test_approval_refused_without_flag(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "cordon", '{"node": "n1"}') == 3
+    out = capsys.readouterr()
+    assert "not run: 'cordon' requires approval. Re-run with --approve to run it" in out.err
+    assert "changes: Marks the node unschedulable." in out.out
+    assert fake_calls(fake_env) == []
+
+
+def test_approval_with_flag_runs(wiki: Path, fake_env: Path) -> None:
+    assert run(wiki, "cordon", '{"node": "n1"}', "--approve") == 0
+    assert fake_calls(fake_env) == [["kubectl", "cordon", "n1"]]
+
+
+def test_dry_run_runs_nothing(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "echo-any", '{"text": "a b\'c"}', "--dry-run") == 0
+    assert capsys.readouterr().out.strip() == "would run: kubectl annotate 'a b'\"'\"'c'"
+    assert fake_calls(fake_env) == []
+
+
+def test_timeout_kills_process_group(
+    wiki: Path, fake_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pidfile = fake_env / "child.pid"
+    monkeypatch.setenv("FAKE_SLEEP", "60")
+    monkeypatch.setenv("FAKE_CHILD_PIDFILE", str(pidfile))
+    started = time.monotonic()
+    assert run(wiki, "slow", "{}") == 5
+    assert time.monotonic() - started < 30
+    assert "timed out after 1 s; the process group was killed" in capsys.readouterr().err
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the grandchild survived the timeout")
+
+
+def test_missing_executable(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "missing-tool", "{}") == 4
+    assert "'definitely-not-installed-mlwiki-tool' was not found on PATH" in capsys.readouterr().err
+
+
+def test_missing_kubectl_says_what_to_install(
+    wiki: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert run(wiki, "get-pods", '{"namespace": "a"}') == 4
+    assert (
+        "'kubectl' was not found on PATH: install kubectl (for example 'gcloud components install kubectl')"
+        in capsys.readouterr().err
+    )
+
+
+def test_non_json_output(wiki: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FAKE_TEXT", 'error: the server doesn\'t have a resource type "pods"')
+    assert run(wiki, "get-pods", '{"namespace": "a"}') == 1
+    assert "action 'get-pods' expected JSON output but got text" in capsys.readouterr().err
+
+
+def test_failed_command_exit_code(
+    wiki: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAKE_EXIT", "7")
+    assert run(wiki, "get-pods", '{"namespace": "a"}') == 1
+    assert "exited with code 7" in capsys.readouterr().err
+
+
+def test_audit_trail(wiki: Path, fake_env: Path) -> None:
+    assert run(wiki, "get-pods", '{"namespace": "default"}') == 0
+    lines = [json.loads(x) for x in (fake_env / "runs" / "runs.jsonl").read_text().splitlines()]
+    assert [x["event"] for x in lines] == ["started", "finished"]
+    fin = lines[1]
+    assert fin["action"] == "get-pods" and fin["exit_code"] == 0 and fin["parameters"] == {"namespace": "default"}
+    assert fin["argv"][0] == "kubectl" and "user" in fin and "duration_s" in fin
+    assert Path(fin["output_path"]).read_text().startswith("{")
+
+
+def test_workflow_chaining_and_resume(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(wiki, "--workflow", "wf-chain", '{"namespace": "default"}')
+    out = capsys.readouterr().out
+    assert code == 10
+    # step 2 received step 1's summary field; the node is NotReady, so the branch did not end it
+    assert ["kubectl", "get", "node", "gke-tpu-pool-1a2b3c4d-w0", "-o", "json"] in fake_calls(fake_env)
+    assert "== stopped at step 'cordon' (approval)." in out
+    resume = (
+        'python3 scripts/python_glue_runner.py --workflow wf-chain \'{"namespace": "default"}\' --from cordon --approve'
+    )
+    assert resume in out
+    assert ["kubectl", "cordon", "gke-tpu-pool-1a2b3c4d-w0"] not in fake_calls(fake_env)
+    assert run(wiki, "--workflow", "wf-chain", '{"namespace": "default"}', "--from", "cordon", "--approve") == 0
+    assert fake_calls(fake_env)[-1] == ["kubectl", "cordon", "gke-tpu-pool-1a2b3c4d-w0"]
+
+
+def test_workflow_branch_to_end(wiki: Path, fake_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = json.loads((Path(__file__).parent / "recorded" / "kubectl-get-node.json").read_text())
+    node["status"]["conditions"][-1]["status"] = "True"
+    monkeypatch.setenv("FAKE_TEXT", json.dumps(node))
+    # FAKE_TEXT answers every call; pods output is then the node object (no items): set the node directly
+    code = run(
+        wiki, "--workflow", "wf-chain", '{"namespace": "default"}', "--from", "node", "--set", "pods.first_node=n1"
+    )
+    assert code == 0
+    assert fake_calls(fake_env) == [["kubectl", "get", "node", "n1", "-o", "json"]]
+
+
+def test_workflow_unknown_step(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "--workflow", "wf-chain", '{"namespace": "a"}', "--from", "nodes") == 2
+    assert "workflow 'wf-chain' has no step 'nodes'; did you mean 'node'?" in capsys.readouterr().err
+
+
+def test_refuses_action_with_lint_errors(fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files: dict[str, str | bytes] = dict(base_files())
+    files["actions/broken.json"] = action("broken", ["kubectl", "{oops}"], {})
+    wiki = write_wiki(fake_env / "w2", files)
+    assert main(["broken", "{}", "--wiki", str(wiki)]) == 2
+    assert "wiki/actions/broken.json has lint errors; fix them before running it" in capsys.readouterr().err
