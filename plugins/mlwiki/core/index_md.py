@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from mlwiki.core.model import PAGE_TYPES, Wiki
 
 HEADINGS = {
@@ -34,7 +36,8 @@ def render_index(wiki: Wiki) -> str:
             lines += ["None yet.", ""]
             continue
         for p in pages:
-            summary = " ".join(p.summary.split())
+            # Escaped: INDEX.md is rendered as Markdown, and a summary is text, never HTML.
+            summary = html.escape(" ".join(p.summary.split()), quote=False)
             lines.append(f"- [[{p.id}]]: {summary}" if summary else f"- [[{p.id}]]")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

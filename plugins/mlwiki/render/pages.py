@@ -58,8 +58,10 @@ def type_src(kind: str) -> str:
 
 
 def frontmatter(title: str, description: str) -> str:
-    # JSON strings are valid YAML scalars: no quoting surprises from titles.
-    return f"---\ntitle: {json.dumps(title)}\ndescription: {json.dumps(description)}\n---\n\n"
+    """Page metadata for the theme. The theme prints ``title`` and ``description`` unescaped into
+    HTML (Jinja autoescape is off in MkDocs), so they are HTML-escaped here; JSON strings are
+    valid YAML scalars, so no title can break the frontmatter."""
+    return f"---\ntitle: {json.dumps(esc(title))}\ndescription: {json.dumps(esc(description))}\n---\n\n"
 
 
 def rewrite_wikilinks(page: Page, text: str, masked: str, offset_line: int, site: SiteMap, here: str) -> str:
