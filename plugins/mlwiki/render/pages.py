@@ -93,7 +93,9 @@ def meta_block(page: Page, site: SiteMap, here: str) -> str:
         f'<a class="mlw-badge mlw-type-{esc(kind)}" href="{esc(relative_url(here, type_src(kind)))}">{esc(kind)}</a>'
     )
     tags = " ".join(f'<a class="mlw-tag" href="{esc(relative_url(here, tag_src(t)))}">{esc(t)}</a>' for t in page.tags)
-    plats = " ".join(f'<span class="mlw-platform">{esc(p)}</span>' for p in page.platforms)
+    plats = ""
+    if page.platforms:
+        plats = '<span class="mlw-platforms">on ' + ", ".join(esc(p) for p in page.platforms) + "</span>"
     aliases = ""
     if page.aliases:
         aliases = (
