@@ -2,9 +2,10 @@
 """Run a wiki action or workflow safely. See --help, or wiki/SCHEMA.md for the action format."""
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
+import _pyenv
+
+_pyenv.prepare()
 
 from mlwiki.cli.run import main
 

@@ -2,9 +2,10 @@
 """Lint the wiki: prints a JSON report with "status": "PASS" or "FAIL"; exit 0 on PASS, 1 on FAIL."""
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins"))
+import _pyenv
+
+_pyenv.prepare()
 
 from mlwiki.cli.lint import main
 

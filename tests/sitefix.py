@@ -24,8 +24,6 @@ plugins:
 markdown_extensions: [attr_list, md_in_html, tables, admonition, toc, pymdownx.superfences]
 extra:
   generator: false
-extra_css: [assets/mlwiki.css]
-extra_javascript: [assets/mlwiki.js]
 validation:
   nav: {omitted_files: info, not_found: warn}
   links: {not_found: warn, anchors: warn, unrecognized_links: warn}
@@ -43,16 +41,14 @@ def make_site(root: Path, files: dict[str, str | bytes], home: str = "# Home\n\n
     """A fixture project: mkdocs.yml, docs_src (home page + our assets) and a wiki."""
     write_wiki(root, files)
     docs = root / "docs_src"
-    (docs / "assets").mkdir(parents=True, exist_ok=True)
-    for name in ("mlwiki.css", "mlwiki.js"):
-        (docs / "assets" / name).write_bytes((REPO / "docs_src" / "assets" / name).read_bytes())
+    docs.mkdir(parents=True, exist_ok=True)
     overrides = REPO / "docs_src" / "overrides"
     if overrides.is_dir():
         import shutil
 
         shutil.copytree(overrides, docs / "overrides", dirs_exist_ok=True)
     else:
-        (docs / "overrides").mkdir(exist_ok=True)
+        (docs / "overrides").mkdir(parents=True, exist_ok=True)
     (docs / "index.md").write_text(home, encoding="utf-8")
     (root / "mkdocs.yml").write_text(MKDOCS_YML, encoding="utf-8")
     return root

@@ -123,11 +123,14 @@ def parse_json(text: str) -> tuple[Any, Positions]:
 # --- YAML -------------------------------------------------------------------------------
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate keys instead of silently keeping the last one."""
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~10x faster
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+class _UniqueKeyLoader(_BaseLoader):  # type: ignore[misc]
+    """Safe loader that rejects duplicate keys instead of silently keeping the last one."""
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> Any:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]

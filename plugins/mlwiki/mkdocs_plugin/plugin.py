@@ -23,6 +23,8 @@ from mlwiki.core.diagnostics import Severity
 from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import PAGE_TYPES, Wiki
+from mlwiki.core.search import build_payload, payload_json
+from mlwiki.core.search.cache import fingerprint
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
 from mlwiki.render.indexes import (
     SIGNATURES_SRC,
@@ -35,6 +37,27 @@ from mlwiki.render.indexes import (
 from mlwiki.render.pages import SiteMap, page_markdown, rewrite_wikilinks, tag_src, type_src
 from mlwiki.render.urls import src_uri
 
+ASSET_CSS = "assets/mlwiki.css"
+ASSET_JS = "assets/mlwiki.js"
+ASSET_LUNR = "assets/lunr.js"
+ASSET_SEARCH = "assets/mlwiki-search.js"
+SEARCH_INDEX = "search/mlwiki-index.json"
+
+
+def static_assets() -> dict[str, bytes]:
+    """Site assets: ours from the package, lunr.js from the installed mkdocs package (never a CDN)."""
+    import mkdocs.contrib.search as mkdocs_search
+
+    own = Path(__file__).resolve().parent.parent / "render" / "assets"
+    lunr_js = Path(mkdocs_search.__file__).resolve().parent / "templates" / "search" / "lunr.js"
+    return {
+        ASSET_CSS: (own / "mlwiki.css").read_bytes(),
+        ASSET_JS: (own / "mlwiki.js").read_bytes(),
+        ASSET_SEARCH: (own / "search.js").read_bytes(),
+        ASSET_LUNR: lunr_js.read_bytes(),
+    }
+
+
 log = get_plugin_logger(__name__)
 
 
@@ -42,10 +65,16 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
     def __init__(self) -> None:
         self.wiki: Wiki | None = None
         self.wiki_dir: Path | None = None
+        self._search_cache: tuple[str, str] | None = None
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         base = Path(os.path.dirname(config.config_file_path or "."))
         self.wiki_dir = (base / self.config.wiki_dir).resolve()
+        if self.config.enabled:
+            # Our assets ship inside the package; lunr.js comes from the installed mkdocs package.
+            config.extra_css.append(ASSET_CSS)
+            for js in (ASSET_JS, ASSET_LUNR, ASSET_SEARCH):
+                config.extra_javascript.append(js)
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
@@ -72,12 +101,24 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
                 generated[tag_src(tag)] = tag_page(wiki, group, tag, desc)
         generated[TAGS_SRC] = tags_overview(wiki)
         generated[SIGNATURES_SRC] = signature_index(wiki)
+        assets = static_assets()
+        assets[SEARCH_INDEX] = self._search_index(wiki).encode("utf-8")
         for uri in sorted(generated):
             existing = files.get_file_from_path(uri)
             if existing is not None:
                 raise PluginError(f"mlwiki: docs_dir file '{uri}' clashes with a generated wiki page of the same path")
             files.append(File.generated(config, uri, content=generated[uri]))
+        for uri in sorted(assets):
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, content=assets[uri]))
         return files
+
+    def _search_index(self, wiki: Wiki) -> str:
+        """The serialised search payload, rebuilt only when the wiki's content changed."""
+        key = fingerprint(wiki.root)
+        if self._search_cache is None or self._search_cache[0] != key:
+            self._search_cache = (key, payload_json(build_payload(wiki)))
+        return self._search_cache[1]
 
     def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:

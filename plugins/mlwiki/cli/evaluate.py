@@ -1,0 +1,117 @@
+"""Score search on the evaluation set: ``python3 scripts/search_eval.py [--json]``.
+
+Two figures, both with the same index and ranking as the site and the query CLI:
+- curated: real pasted errors from public issue threads (tests/search/eval_set.yml), each
+  labelled with the page(s) that should come first;
+- held-out signatures: every verbatim signature of every symptom, searched for with that
+  signature (and its copies in the page body) removed from the index, in 5 folds, so the page
+  must be found through everything else it says.
+Reports hit@1, hit@3 and MRR. A benchmark figure, not a test threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mlwiki.cli.common import default_wiki_dir
+from mlwiki.core import load
+from mlwiki.core.model import Wiki
+from mlwiki.core.search import build_payload, search
+from mlwiki.core.search.build import build_index
+
+FOLDS = 5
+MIN_SIGNATURE = 15
+
+
+def score(ranks: list[int | None]) -> dict[str, Any]:
+    n = len(ranks)
+    if n == 0:
+        return {"n": 0, "hit@1": 0.0, "hit@3": 0.0, "mrr": 0.0}
+    return {
+        "n": n,
+        "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3),
+        "hit@3": round(sum(1 for r in ranks if r is not None and r <= 3) / n, 3),
+        "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
+    }
+
+
+def rank_of(hits: list[Any], expect: Sequence[str]) -> int | None:
+    for i, h in enumerate(hits, 1):
+        if h.ref in expect:
+            return i
+    return None
+
+
+def curated(wiki: Wiki, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    payload = build_payload(wiki)
+    index = build_index(wiki)
+    misses, ranks = [], []
+    for e in entries:
+        hits = search(index, payload["docs"], e["query"], k=10)
+        r = rank_of(hits, e["expect"])
+        ranks.append(r)
+        if r != 1:
+            misses.append(
+                {"query": e["query"][:120], "expect": e["expect"], "got": [h.ref for h in hits[:3]], "rank": r}
+            )
+    return score(ranks), misses
+
+
+def held_out(wiki: Wiki) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    cases = [(p.id, s.text) for p in wiki.by_type("symptom") for s in p.signatures if len(s.text) >= MIN_SIGNATURE]
+    ranks: list[int | None] = []
+    misses = []
+    for fold in range(FOLDS):
+        chosen = [c for i, c in enumerate(cases) if i % FOLDS == fold]
+        exclude: dict[str, set[str]] = {}
+        for page_id, text in chosen:
+            exclude.setdefault(page_id, set()).add(text)
+        payload = build_payload(wiki, exclude)
+        index = build_index(wiki, exclude)
+        for page_id, text in chosen:
+            hits = search(index, payload["docs"], text, k=10)
+            r = rank_of(hits, [page_id])
+            ranks.append(r)
+            if r is None or r > 3:
+                misses.append({"query": text[:120], "expect": [page_id], "got": [h.ref for h in hits[:3]], "rank": r})
+    return score(ranks), misses
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="search_eval.py", description="Score search: hit@1, hit@3, MRR.")
+    p.add_argument("--set", default=None, help="evaluation set (default tests/search/eval_set.yml)")
+    p.add_argument("--wiki", help="wiki directory (default: ./wiki)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--misses", action="store_true", help="list the queries that missed")
+    args = p.parse_args(argv)
+    wiki_dir = Path(args.wiki) if args.wiki else default_wiki_dir()
+    eval_path = Path(args.set) if args.set else wiki_dir.parent / "tests" / "search" / "eval_set.yml"
+    started = time.perf_counter()
+    wiki = load(wiki_dir)
+    cur, cur_misses = curated(wiki, eval_path)
+    held, held_misses = held_out(wiki)
+    report = {"curated": cur, "held_out_signatures": held, "seconds": round(time.perf_counter() - started, 1)}
+    if args.misses:
+        report["misses"] = {"curated": cur_misses, "held_out_signatures": held_misses}
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        for name, s in (("curated pasted errors", cur), ("held-out signatures", held)):
+            print(f"{name:24} n={s['n']:4}  hit@1={s['hit@1']:.3f}  hit@3={s['hit@3']:.3f}  MRR={s['mrr']:.3f}")
+        if args.misses:
+            for group, items in report["misses"].items():
+                for m in items:
+                    print(
+                        f"  miss [{group}] rank={m['rank']} expect={m['expect']} got={m['got']}: {m['query']!r}",
+                        file=sys.stderr,
+                    )
+    return 0

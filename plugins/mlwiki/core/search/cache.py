@@ -1,0 +1,53 @@
+"""Content-addressed cache of the search payload, so repeated builds and CLI queries skip the
+index build when the wiki has not changed. Key: sha256 of every wiki file's path and bytes,
+plus the search code's own version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mlwiki.core.search.build import PAYLOAD_VERSION
+
+CODE_VERSION = f"{PAYLOAD_VERSION}.2"
+
+
+def fingerprint(root: Path) -> str:
+    h = hashlib.sha256(CODE_VERSION.encode())
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if rel == "INDEX.md" or any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        h.update(rel.encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mlwiki"
+
+
+def read_cached(key: str) -> dict[str, Any] | None:
+    path = cache_dir() / f"search-{key[:32]}.json"
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def write_cached(key: str, text: str) -> None:
+    d = cache_dir()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, d / f"search-{key[:32]}.json")
+    except OSError:
+        pass  # a cache that cannot be written only costs time

@@ -1,0 +1,157 @@
+"""Query construction and ranking, specified so the JavaScript port can match it exactly.
+
+1. Input is cut to 200,000 characters. Input longer than 1,500 characters or 15 lines is
+   reduced to its error-looking lines (at most the first 20 and last 20 of them).
+2. Query terms: distinct tokens in order of first appearance; terms absent from the index are
+   dropped; if more than 40 remain, the 40 with the fewest documents win (ties: earlier first).
+   Compound terms (with ``_ . : / -``) get boost 2. The last term of short input not ending in
+   whitespace also matches as a prefix.
+3. Tier from signatures (and names): 3 = a signature, normalised (lower case, digit runs -> 0,
+   whitespace collapsed), is inside the normalised input, or the input is inside a signature;
+   2 = at least 70% of a signature's distinct tokens (3 or more) are in the input;
+   1 = the input equals a page's title, id or alias.
+4. Order: tier, then lunr score (rounded to 6 places), then page type, then id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lunr.index import Index
+from lunr.query import Query
+
+from mlwiki.core.model import TYPE_ORDER
+from mlwiki.core.search.tokenize import is_compound, tokenize
+
+MAX_INPUT = 200_000
+LONG_CHARS = 1_500
+LONG_LINES = 15
+MAX_TERMS = 40
+ERRORISH = re.compile(
+    r"error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|"
+    r"refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    ref: str
+    type: str
+    title: str
+    url: str
+    score: float
+    tier: int
+    signature: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.ref, "type": self.type, "title": self.title, "url": self.url,
+                "score": self.score, "tier": self.tier, "matched_signature": self.signature}  # fmt: skip
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[0-9]+", "0", text.lower())).strip()
+
+
+def reduce_input(text: str) -> tuple[str, bool]:
+    """The part of the input worth searching, and whether it was reduced."""
+    text = text[:MAX_INPUT]
+    lines = text.split("\n")
+    if len(text) <= LONG_CHARS and len(lines) <= LONG_LINES:
+        return text, False
+    hits = [ln for ln in lines if ERRORISH.search(ln)]
+    if not hits:
+        hits = lines
+    if len(hits) > 40:
+        hits = hits[:20] + hits[-20:]
+    return "\n".join(hits), True
+
+
+def doc_frequency(index: Index, term: str) -> int:
+    posting = index.inverted_index.get(term)
+    if not posting:
+        return 0
+    refs: set[str] = set()
+    for field, docs in posting.items():
+        if field != "_index":
+            refs.update(docs)
+    return len(refs)
+
+
+def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
+    reduced, was_reduced = reduce_input(text)
+    seen: list[str] = []
+    for t in tokenize(reduced):
+        if t not in seen:
+            seen.append(t)
+    df = {t: doc_frequency(index, t) for t in seen}
+    known = [t for t in seen if df[t] > 0]
+    prefix_ok = not was_reduced and text[-1:].strip() != "" if text else False
+    last = seen[-1] if seen and prefix_ok and len(seen[-1]) >= 3 else None
+    if last and last not in known:
+        known.append(last)
+    if len(known) > MAX_TERMS:
+        order = {t: i for i, t in enumerate(known)}
+        known = sorted(sorted(known, key=lambda t: (df[t], order[t]))[:MAX_TERMS], key=lambda t: order[t])
+    return known, bool(last and last in known)
+
+
+def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, str]]:
+    """Best tier and the signature behind it, per document ref."""
+    cut = text[:MAX_INPUT]
+    q_norm = normalise(cut)
+    q_tokens = set(tokenize(cut))
+    out: dict[str, tuple[int, str]] = {}
+    for d in docs:
+        best = (0, "")
+        for sig in d.get("signatures", []):
+            s_norm = normalise(sig)
+            if (len(s_norm) >= 10 and s_norm in q_norm) or (len(q_norm) >= 12 and q_norm in s_norm):
+                best = max(best, (3, sig), key=lambda b: b[0])
+                break
+            s_tokens = set(tokenize(sig))
+            if len(s_tokens) >= 3 and len(s_tokens & q_tokens) / len(s_tokens) >= 0.7 and best[0] < 2:
+                best = (2, sig)
+        if best[0] == 0 and q_norm and q_norm in {normalise(n) for n in [d["title"], d["ref"], *d.get("aliases", [])]}:
+            best = (1, "")
+        if best[0]:
+            out[d["ref"]] = best
+    return out
+
+
+def search(
+    index: Index, docs: Sequence[Mapping[str, Any]], text: str, k: int = 10, kind: str | None = None
+) -> list[Hit]:
+    """Rank documents for ``text``. Never raises for any input string."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    terms, last_is_prefix = query_terms(index, text)
+    scores: dict[str, float] = {}
+    if terms:
+        q = index.create_query()
+        for i, t in enumerate(terms):
+            wildcard = Query.WILDCARD_TRAILING if last_is_prefix and i == len(terms) - 1 else Query.WILDCARD_NONE
+            q.term(t, boost=2 if is_compound(t) else 1, wildcard=wildcard, use_pipeline=False)
+        for r in index.query(q):
+            scores[r["ref"]] = round(float(r["score"]), 6)
+    tier = tiers(docs, text)
+    by_ref = {d["ref"]: d for d in docs}
+    refs = set(scores) | set(tier)
+    hits = [
+        Hit(
+            ref,
+            by_ref[ref]["type"],
+            by_ref[ref]["title"],
+            by_ref[ref]["url"],
+            scores.get(ref, 0.0),
+            tier.get(ref, (0, ""))[0],
+            tier.get(ref, (0, ""))[1],
+        )  # fmt: skip
+        for ref in refs
+        if ref in by_ref and (kind is None or by_ref[ref]["type"] == kind)
+    ]
+    hits.sort(key=lambda h: (-h.tier, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
+    return hits[:k]
