@@ -7,7 +7,7 @@ import _pyenv
 
 _pyenv.prepare()
 
-from mlwiki.cli.query import main  # noqa: E402
+from mlwiki.cli.query import main
 
 if __name__ == "__main__":
     sys.exit(main())

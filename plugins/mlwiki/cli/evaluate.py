@@ -99,7 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     wiki = load(wiki_dir)
     cur, cur_misses = curated(wiki, eval_path)
     held, held_misses = held_out(wiki)
-    report = {"curated": cur, "held_out_signatures": held, "seconds": round(time.perf_counter() - started, 1)}
+    report: dict[str, Any] = {
+        "curated": cur,
+        "held_out_signatures": held,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if args.misses:
         report["misses"] = {"curated": cur_misses, "held_out_signatures": held_misses}
     if args.json:
