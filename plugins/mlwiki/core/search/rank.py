@@ -140,18 +140,12 @@ def search(
     tier = tiers(docs, text)
     by_ref = {d["ref"]: d for d in docs}
     refs = set(scores) | set(tier)
-    hits = [
-        Hit(
-            ref,
-            by_ref[ref]["type"],
-            by_ref[ref]["title"],
-            by_ref[ref]["url"],
-            scores.get(ref, 0.0),
-            tier.get(ref, (0, ""))[0],
-            tier.get(ref, (0, ""))[1],
-        )  # fmt: skip
-        for ref in refs
-        if ref in by_ref and (kind is None or by_ref[ref]["type"] == kind)
-    ]
+    hits = []
+    for ref in refs:
+        doc = by_ref.get(ref)
+        if doc is None or (kind is not None and doc["type"] != kind):
+            continue
+        t, sig = tier.get(ref, (0, ""))
+        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), t, sig))
     hits.sort(key=lambda h: (-h.tier, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
     return hits[:k]
