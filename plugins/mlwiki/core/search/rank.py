@@ -145,7 +145,7 @@ def search(
         doc = by_ref.get(ref)
         if doc is None or (kind is not None and doc["type"] != kind):
             continue
-        t, sig = tier.get(ref, (0, ""))
-        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), t, sig))
+        level, sig = tier.get(ref, (0, ""))
+        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), level, sig))
     hits.sort(key=lambda h: (-h.tier, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
     return hits[:k]
