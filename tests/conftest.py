@@ -6,3 +6,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plugins"))
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def shipped(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The shipped wiki built once per test session with --strict."""
+    from sitefix import build
+
+    result = build(ROOT, tmp_path_factory.mktemp("shipped") / "site")
+    assert result.code == 0, result.log
+    return result

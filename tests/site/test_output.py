@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from mlwiki.core import load
 from mlwiki.core.model import FOLDERS
 from sitefix import Build, build, make_site
@@ -43,13 +41,6 @@ def external_resources(site: Path) -> list[tuple[str, str]]:
                 if EXTERNAL.match(url) and not url.startswith("data:"):
                     found.append((str(path.relative_to(site)), url))
     return found
-
-
-@pytest.fixture(scope="session")
-def shipped(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    result = build(REPO, tmp_path_factory.mktemp("shipped") / "site")
-    assert result.code == 0, result.log
-    return result
 
 
 def test_one_page_per_wiki_file(shipped: Build) -> None:

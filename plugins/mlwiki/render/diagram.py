@@ -59,7 +59,7 @@ def render_diagram(wf: Workflow, actions: Mapping[str, Action], href_of: Mapping
     title = f"Step diagram of workflow {wf.id}"
     parts = [
         f'<svg class="mlw-diagram" role="img" aria-labelledby="mlw-dg-title" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        f'width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
         f'<title id="mlw-dg-title">{esc(title)}</title>',
         '<defs><marker id="mlw-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="mlw-dg-head"/></marker></defs>',
@@ -116,7 +116,9 @@ def _box(step: Step, action: Action | None, href: str | None, y: int, number: in
         f"<title>{esc(title)}: {esc(step.action)}</title>"
     )
     if href:
-        return f'<a class="{cls}" href="{esc(href)}">{inner}</a>'
+        # xlink:href, not href: Material's instant navigation rewrites a[href] and SVG links'
+        # href is read-only; browsers follow xlink:href the same way, with or without JS.
+        return f'<a class="{cls}" xlink:href="{esc(href)}">{inner}</a>'
     return f'<g class="{cls}">{inner}</g>'
 
 

@@ -1,0 +1,162 @@
+"""The site as an on-call engineer uses it, in Chromium, on a desktop and a 375 px phone."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import yaml
+
+from conftest import VIEWPORTS, assert_clean, new_page, screenshot
+from mlwiki.core import load
+from mlwiki.core.search import build_payload, search
+from mlwiki.core.search.build import build_index
+from wikifix import REPO
+
+EVAL = yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+PASTES = [
+    (
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 4242",
+        "tpu-device-busy",
+    ),
+    (EVAL[0]["query"], EVAL[0]["expect"][0]),
+    ("Failed to initialize NVML: Driver/library version mismatch", "cuda-driver-version-mismatch"),
+]
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize(("error", "expected"), PASTES, ids=["tpu-busy", "nccl-watchdog", "nvml"])
+def test_paste_error_into_header_search(browser: Any, site_url: str, viewport: str, error: str, expected: str) -> None:
+    ctx, page, watch = new_page(browser, site_url, viewport)
+    page.goto(site_url + "/")
+    page.keyboard.press("/")
+    page.keyboard.insert_text(error)
+    page.wait_for_selector(".mlw-search.mlw-open .mlw-search-hit", timeout=15_000)
+    href = page.get_attribute(".mlw-search-hit >> nth=0 >> a", "href") or ""
+    assert f"/symptoms/{expected}/" in href
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(f"/symptoms/{expected}/"))
+    if expected == "tpu-device-busy":
+        screenshot(page, f"symptom-{viewport}")
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_home_page(browser: Any, site_url: str) -> None:
+    for viewport in VIEWPORTS:
+        ctx, page, watch = new_page(browser, site_url, viewport)
+        page.goto(site_url + "/")
+        assert page.locator("h1").first.inner_text().rstrip("¶") == "What are you seeing?"
+        screenshot(page, f"home-{viewport}")
+        if viewport == "phone":
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, f"horizontal overflow on a phone: {width}px"
+        assert_clean(watch)
+        ctx.close()
+
+
+def test_diagram_without_javascript(browser: Any, site_url: str) -> None:
+    wf = load(REPO / "wiki").workflows["wf-tpu-workload-hang"]
+    ctx, page, watch = new_page(browser, site_url, js=False)
+    page.goto(site_url + "/workflows/wf-tpu-workload-hang/")
+    svg = page.locator("svg.mlw-diagram")
+    assert svg.is_visible()
+    assert svg.locator("a.mlw-dg-step").count() == len(wf.steps)
+    box = svg.bounding_box()
+    assert box and box["height"] > 200
+    assert page.locator(".mlw-dg-fallback li").count() == len(wf.steps)
+    svg.locator("a.mlw-dg-step").first.click()
+    page.wait_for_url(re.compile(f"/actions/{wf.steps[0].action}/"))
+    assert_clean(watch)
+    ctx.close()
+
+
+def _commands(page: Any) -> list[str]:
+    return [t for t in page.locator("code[data-mlw-cmd]").all_inner_texts()]
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_form_fills_commands_url_and_clipboard(browser: Any, site_url: str, viewport: str, tmp_path: Path) -> None:
+    ctx, page, watch = new_page(browser, site_url, viewport)
+    url = site_url + "/workflows/wf-tpu-workload-hang/"
+    page.goto(url)
+    field = page.locator("form[data-mlw-form] input[name=workload_name]")
+    field.fill("llama-train")
+    before = _commands(page)
+    assert before and all('"workload_name": "llama-train"' in c for c in before)
+    assert parse_qs(urlparse(page.url).query)["workload_name"] == ["llama-train"]
+    screenshot(page, f"workflow-{viewport}")
+    page.reload()
+    assert page.locator("form[data-mlw-form] input[name=workload_name]").input_value() == "llama-train"
+    assert _commands(page) == before
+    # the copy button copies exactly the displayed command
+    block = page.locator(".mlw-runner").first
+    block.hover()
+    block.locator("button.md-clipboard, button.md-code__button").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == before[0]
+    argv = shlex.split(copied)
+    assert argv[:2] == ["python3", "scripts/python_glue_runner.py"]
+    proc = subprocess.run([sys.executable, *argv[1:], "--dry-run"], cwd=REPO, capture_output=True, text=True, check=False,
+                          env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path)})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "llama-train" in proc.stdout
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_hostile_value_reaches_runner_intact(browser: Any, site_url: str, tmp_path: Path) -> None:
+    """Quotes, spaces and $ survive the shell quoting: the runner sees the exact value (and
+    refuses it by the parameter's pattern, quoting it back)."""
+    value = 'it\'s a "$HOME" `x` $(y) ; z'
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/actions/kubectl-get-jobset-pods/")
+    page.locator("form[data-mlw-form] input[name=workload_name]").fill(value)
+    cmd = _commands(page)[0]
+    proc = subprocess.run(["bash", "-c", cmd.replace("python3 ", f"{sys.executable} ", 1) + " --dry-run"], cwd=REPO,
+                          capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path)})  # fmt: skip
+    assert proc.returncode == 2
+    assert json.dumps(value) in proc.stderr
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_follow_wikilinks_and_backlinks(browser: Any, site_url: str) -> None:
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/symptoms/jax-peer-task-died/")
+    assert page.locator("#mlw-backlinks").count() == 1
+    links = page.locator("article a[href]:not(.headerlink):not(.mlw-ext)")
+    hrefs = sorted({h for h in links.evaluate_all("els => els.map(e => e.href)") if h.startswith(site_url)})
+    assert len(hrefs) > 10
+    for href in hrefs:
+        response = page.goto(href)
+        assert response is not None and response.status == 200, href
+        assert page.title() and "404" not in page.title()
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_js_and_python_rank_the_same(browser: Any, site_url: str) -> None:
+    wiki = load(REPO / "wiki")
+    payload = build_payload(wiki)
+    index = build_index(wiki)
+    queries = [e["query"] for e in EVAL]
+    queries += [p.signatures[0].text for p in wiki.by_type("symptom") if p.signatures][:60]
+    queries += ["Xid 79", "ImagePullBackOff", "OOMKilled", "RESOURCE_EXHAUSTED hbm", "nccl timeout", "+ - ~ ^ * :"]
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/")
+    js = page.evaluate(
+        "qs => Promise.all(qs.map(q => mlwikiSearch.search(q, 3).then(h => h.map(x => x.ref))))", queries
+    )
+    py = [[h.ref for h in search(index, payload["docs"], q, k=3)] for q in queries]
+    mismatches = [(q[:80], a, b) for q, a, b in zip(queries, js, py) if a != b]
+    assert mismatches == []
+    assert_clean(watch)
+    ctx.close()

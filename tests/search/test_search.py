@@ -1,0 +1,178 @@
+"""Search over the shipped wiki: ranking rules, hostile input, the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mlwiki.core import load
+from mlwiki.core.search import build_payload, search
+from mlwiki.core.search.build import build_index
+from wikifix import REPO
+
+WIKI = load(REPO / "wiki")
+PAYLOAD = build_payload(WIKI)
+INDEX = build_index(WIKI)
+DOCS = PAYLOAD["docs"]
+
+
+def top(text: str, k: int = 3, kind: str | None = None) -> list[str]:
+    return [h.ref for h in search(INDEX, DOCS, text, k=k, kind=kind)]
+
+
+def test_signature_match_comes_first() -> None:
+    hits = search(
+        INDEX,
+        DOCS,
+        "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 12.1G of 16.00G hbm.",
+    )
+    assert hits[0].ref == "tpu-hbm-oom-compile"
+    assert hits[0].tier == 3
+    assert hits[0].signature
+
+
+def test_numbers_in_signatures_are_normalised() -> None:
+    sig = next(s.text for s in WIKI.pages["nccl-watchdog-timeout"].signatures if "Timeout(ms)" in s.text)
+    changed = sig.replace("600000", "1800000").replace("Rank 0", "Rank 7")
+    assert top(changed, 1) == ["nccl-watchdog-timeout"]
+
+
+def test_type_filter() -> None:
+    assert all(WIKI.pages[r].kind == "playbook" for r in top("NCCL timeout", 5, "playbook"))
+
+
+def test_stack_trace_is_reduced() -> None:
+    noise = "\n".join(f'  File "/usr/lib/python3/site-packages/pkg{i}/mod.py", line {i}, in f{i}' for i in range(200))
+    text = noise + "\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    started = time.perf_counter()
+    hits = search(INDEX, DOCS, text)
+    assert time.perf_counter() - started < 5
+    assert hits[0].ref == "pytorch-cuda-oom"
+
+
+HOSTILE = [
+    "",
+    "   ",
+    "!!!???...",
+    "+ - ~ ^ * :",
+    "title:foo",
+    "foo~2",
+    "foo^10",
+    "*",
+    "-",
+    "+required -prohibited",
+    '"unbalanced',
+    "'''",
+    "\x00\x01\x02\xff binary",
+    "Барьер тайм-аут 超时 エラー",
+    "(((((",
+    "]]]][[[[",
+    "a" * 10_000,
+    "x " * 50_000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_input_never_raises(text: str) -> None:
+    hits = search(INDEX, DOCS, text)
+    assert isinstance(hits, list)
+
+
+def test_one_megabyte_log() -> None:
+    line = "2026-11-29T10:01:50Z I1129 worker.py:42] step 4200 loss 2.31 lr 3e-4 tokens/s 123456\n"
+    text = (
+        line * (1_000_000 // len(line))
+    ) + "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer\n"
+    started = time.perf_counter()
+    hits = search(INDEX, DOCS, text)
+    assert time.perf_counter() - started < 10
+    assert isinstance(hits, list)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_gives_a_list(text: str) -> None:
+    assert isinstance(search(INDEX, DOCS, text, k=5), list)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "+",
+                "-",
+                "~",
+                "^",
+                "*",
+                ":",
+                '"',
+                "'",
+                "(",
+                ")",
+                "[",
+                "]",
+                "{",
+                "}",
+                "\\",
+                "nccl",
+                "OOM",
+                "Xid",
+                " ",
+                "\n",
+            ]
+        ),
+        max_size=60,
+    )
+)
+def test_operator_soup(parts: list[str]) -> None:
+    assert isinstance(search(INDEX, DOCS, "".join(parts)), list)
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / "query_interface.py"), *args], input=stdin,
+                          capture_output=True, text=True, check=False, cwd=REPO)  # fmt: skip
+
+
+def test_cli_json() -> None:
+    proc = cli("ImagePullBackOff", "-k", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["results"][0]["id"] == "image-pull-backoff"
+    assert set(data["results"][0]) == {"id", "type", "title", "url", "score", "tier", "matched_signature"}
+    assert len(data["results"]) == 2
+
+
+def test_cli_reads_stdin() -> None:
+    proc = cli(
+        "-",
+        "-k",
+        "1",
+        stdin="some log\nE1206 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600061 milliseconds before timing out.\n",
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("1. nccl-watchdog-timeout")
+
+
+def test_cli_no_match_message() -> None:
+    proc = cli("+++")
+    assert proc.returncode == 0
+    assert "no page matches" in proc.stderr
+
+
+def test_cli_bad_k() -> None:
+    proc = cli("x", "-k", "0")
+    assert proc.returncode == 2
+    assert "-k must be at least 1" in proc.stderr
+
+
+def test_cli_same_as_core() -> None:
+    query = "Failed to initialize NVML: Driver/library version mismatch"
+    proc = cli(query, "-k", "3", "--json")
+    assert [r["id"] for r in json.loads(proc.stdout)["results"]] == top(query)
