@@ -99,6 +99,53 @@ EXTRA_ACTIONS = {
 }
 
 
+AI_ACTION = json.dumps(
+    {
+        "id": "ai-judge",
+        "type": "action",
+        "title": "Judge the node",
+        "summary": "An ai step that decides.",
+        "tags": ["gke"],
+        "platforms": ["gke"],
+        "sources": ["https://example.org/test"],
+        "execution_mode": "ai",
+        "requires_approval": False,
+        "verified": True,
+        "parameters": {
+            "node": {"type": "string", "description": "Node.", "required": True, "pattern": "(?s).+", "example": "n"}
+        },
+        "prompt": "Decide whether node {node} is broken; answer with verdict.",
+        "summary_fields": [{"name": "verdict", "description": "broken or fine"}],
+    }
+)
+
+
+def ai_workflow() -> str:
+    return json.dumps(
+        {
+            "id": "wf-judge",
+            "type": "workflow",
+            "title": "Judge",
+            "summary": "Pods, an ai verdict, maybe cordon.",
+            "tags": ["gke"],
+            "platforms": ["gke"],
+            "sources": ["https://example.org/test"],
+            "parameters": {"namespace": P_NAME},
+            "steps": [
+                {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
+                {
+                    "id": "judge",
+                    "action": "ai-judge",
+                    "with": {"node": "{pods.first_node}"},
+                    "branches": [{"when": {"field": "judge.verdict", "op": "equals", "value": "fine"}, "goto": "end"}],
+                },
+                {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
+            ],
+        },
+        indent=2,
+    )
+
+
 def workflow() -> str:
     return json.dumps(
         {
@@ -136,6 +183,8 @@ def wiki(fake_env: Path) -> Path:
     files: dict[str, str | bytes] = dict(base_files())
     files.update(EXTRA_ACTIONS)
     files["workflows/wf-chain.json"] = workflow()
+    files["actions/ai-judge.json"] = AI_ACTION
+    files["workflows/wf-judge.json"] = ai_workflow()
     return write_wiki(fake_env / "w", files)
 
 
@@ -347,3 +396,21 @@ def test_refuses_action_with_lint_errors(fake_env: Path, capsys: pytest.CaptureF
     wiki = write_wiki(fake_env / "w2", files)
     assert main(["broken", "{}", "--wiki", str(wiki)]) == 2
     assert "wiki/actions/broken.json has lint errors; fix them before running it" in capsys.readouterr().err
+
+
+def test_ai_step_answer_drives_branch(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(wiki, "--workflow", "wf-judge", '{"namespace": "default"}') == 10
+    out = capsys.readouterr().out
+    assert "AI step 'ai-judge': runs nothing." in out
+    assert "Decide whether node gke-tpu-pool-1a2b3c4d-w0 is broken" in out
+    assert "--from judge --set judge.verdict=VALUE" in out
+    code = run(
+        wiki, "--workflow", "wf-judge", '{"namespace": "default"}', "--from", "judge", "--set", "judge.verdict=fine"
+    )
+    assert code == 0
+    assert ["kubectl", "cordon", "gke-tpu-pool-1a2b3c4d-w0"] not in fake_calls(fake_env)
+    code = run(
+        wiki, "--workflow", "wf-judge", '{"namespace": "default"}', "--from", "judge", "--set", "judge.verdict=broken"
+    )
+    assert code == 10
+    assert "== stopped at step 'cordon' (approval)." in capsys.readouterr().out

@@ -90,6 +90,8 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
         out(f"changes: {rec.get('changes', '')}")
         out(f"undo: {rec.get('undo', '')}")
         print(rec["message"], file=sys.stderr)
+    elif status == "answered":
+        out(f"{rec['action']}: answered with --set: {json.dumps(rec.get('summary', {}), ensure_ascii=False)}")
     elif status and str(status).endswith("(runs nothing)"):
         out(f"{rec['action']}: {status}")
     else:

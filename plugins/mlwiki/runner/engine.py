@@ -370,16 +370,23 @@ def run_workflow(
             i += 1
             continue
         if action.execution_mode in ("ai", "manual"):
+            if first and from_step == step.id and sets and step.id in {k.partition(".")[0] for k in sets}:
+                # Resuming with the answer of this ai/manual step: it is done; branch on its answer.
+                records.append(
+                    {"step": step.id, "action": action.id, "status": "answered", "summary": outputs[step.id]}
+                )
+                _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs})
+                i = _next_index(wf, step, outputs)
+                continue
             outcome = run_action(wiki, action, values, opts, context=outputs)
             records.append({"step": step.id, **outcome.record})
-            nxt = _next_index(wf, step, outputs)
-            cont = resume_command(wf, given, wf.steps[nxt].id) if nxt < len(wf.steps) else ""
             fields = " ".join(f"--set {step.id}.{f.name}=VALUE" for f in action.summary_fields)
-            stop = {
-                "at": step.id,
-                "reason": action.execution_mode,
-                "continue": f"{cont} {fields}".strip() if cont else "",
-            }
+            if fields:
+                cont = resume_command(wf, given, step.id, fields)
+            else:
+                nxt = _next_index(wf, step, outputs)
+                cont = resume_command(wf, given, wf.steps[nxt].id) if nxt < len(wf.steps) else ""
+            stop = {"at": step.id, "reason": action.execution_mode, "continue": cont}
             code = EXIT_STOPPED
             break
         outcome = run_action(wiki, action, values, opts, approved=opts.approve and first)

@@ -11,6 +11,11 @@ from collections.abc import Mapping, Set
 from typing import Any
 
 from lunr.builder import Builder
+from lunr.field_ref import FieldRef
+from lunr.idf import idf as lunr_idf
+from lunr.index import Index
+from lunr.token_set import TokenSet
+from lunr.vector import Vector
 
 from mlwiki.core.model import Page, Wiki
 from mlwiki.core.search.tokenize import STOPWORDS, tokenize
@@ -60,8 +65,70 @@ def _fields(page: Page, exclude: Exclusions | None = None) -> dict[str, list[str
     }
 
 
-def build_index(wiki: Wiki, exclude: Exclusions | None = None) -> Any:
-    builder = Builder()
+class TermBuilder(Builder):  # type: ignore[misc]
+    """lunr's builder fed with our term lists directly.
+
+    Same inverted index, field lengths and BM25 field vectors as ``lunr.Builder`` (so lunr.js
+    loads and scores it identically), without re-tokenising each term into a Token with
+    deep-copied metadata, and with each field vector built already sorted. The Python token set
+    (needed only for prefix queries in Python) is built only when asked for.
+    """
+
+    def add_terms(self, ref: str, fields: Mapping[str, list[str]]) -> None:
+        self._documents[ref] = {}
+        self.document_count += 1
+        for field_name in self._fields:
+            terms = fields.get(field_name, [])
+            field_ref = str(FieldRef(ref, field_name))
+            freqs: dict[str, int] = {}
+            for term in terms:
+                freqs[term] = freqs.get(term, 0) + 1
+                posting = self.inverted_index.get(term)
+                if posting is None:
+                    posting = {name: {} for name in self._fields}
+                    posting["_index"] = self.term_index
+                    self.term_index += 1
+                    self.inverted_index[term] = posting
+                if ref not in posting[field_name]:
+                    posting[field_name][ref] = {}
+            self.field_term_frequencies[field_ref] = freqs
+            self.field_lengths[field_ref] = len(terms)
+
+    def _create_field_vectors(self) -> None:
+        vectors = {}
+        idf_cache: dict[str, float] = {}
+        k1, b = self._k1, self._b
+        for field_ref, freqs in self.field_term_frequencies.items():
+            parsed = FieldRef.from_string(field_ref)
+            name = parsed.field_name
+            norm = k1 * (1 - b + b * (self.field_lengths[field_ref] / self.average_field_length[name]))
+            boost = self._fields[name].boost * self._documents[parsed.doc_ref].get("boost", 1)
+            pairs = []
+            for term, tf in freqs.items():
+                posting = self.inverted_index[term]
+                if term not in idf_cache:
+                    idf_cache[term] = lunr_idf(posting, self.document_count)
+                score = idf_cache[term] * ((k1 + 1) * tf) / (norm + tf) * boost
+                pairs.append((posting["_index"], round(score, 3)))
+            pairs.sort()
+            vectors[field_ref] = Vector([x for pair in pairs for x in pair])
+        self.field_vectors = vectors
+
+    def build_index(self, with_token_set: bool) -> Any:
+        self._calculate_average_field_lengths()
+        self._create_field_vectors()
+        token_set = TokenSet.from_list(sorted(self.inverted_index)) if with_token_set else TokenSet()
+        return Index(
+            inverted_index=self.inverted_index,
+            field_vectors=self.field_vectors,
+            token_set=token_set,
+            fields=list(self._fields.keys()),
+            pipeline=self.search_pipeline,
+        )
+
+
+def build_index(wiki: Wiki, exclude: Exclusions | None = None, for_query: bool = True) -> Any:
+    builder = TermBuilder()
     builder.pipeline.reset()
     builder.search_pipeline.reset()
     builder.ref("ref")
@@ -70,12 +137,12 @@ def build_index(wiki: Wiki, exclude: Exclusions | None = None) -> Any:
     for page in wiki.pages.values():
         if page.id == "index":
             continue  # the generated list of every page: it would match everything
-        builder.add({"ref": page.id, **_fields(page, exclude)})
-    return builder.build()
+        builder.add_terms(page.id, _fields(page, exclude))
+    return builder.build_index(with_token_set=for_query)
 
 
 def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, Any]:
-    index = build_index(wiki, exclude)
+    index = build_index(wiki, exclude, for_query=False)
     docs = [document(p, exclude) for p in wiki.pages.values() if p.id != "index"]
     return {
         "version": PAYLOAD_VERSION,

@@ -9,6 +9,7 @@ Trailing punctuation never sticks to a token, because it is not a word character
 
 from __future__ import annotations
 
+import functools
 import re
 
 WORD = "0-9A-Za-z\u00c0-\u1fff\u2c00-\ud7ff"
@@ -29,6 +30,11 @@ def _keep(tok: str) -> bool:
 
 def raw_tokens(text: str) -> list[str]:
     return RAW.findall(text)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _expand(raw: str) -> tuple[str, ...]:
+    return tuple(expand(raw))
 
 
 def expand(raw: str) -> list[str]:
@@ -56,7 +62,7 @@ def tokenize(text: str) -> list[str]:
     """Every term of ``text`` in order (repeats kept: term frequency counts when indexing)."""
     out: list[str] = []
     for raw in raw_tokens(text):
-        out.extend(expand(raw))
+        out.extend(_expand(raw))
     return out
 
 

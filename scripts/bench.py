@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Benchmarks, measured side by side in one run (figures, not timed tests):
+
+- lint time: shipped wiki and generated wikis;
+- full build: our site vs a plain Material build of the same Markdown pages (wikilinks left as
+  text, no plugin, Material's own search), seconds, peak memory and the ratio;
+- ``mkdocs serve``-style rebuild after editing one page;
+- search: index size raw and gzipped, page load to first result in Chromium, per-query time in
+  the browser, CLI query latency;
+- page weight of a workflow page (every resource it loads, gzipped).
+
+Writes docs_src/benchmarks.md (a page of the site) and prints the figures as JSON.
+Usage: python3 scripts/bench.py [--sizes 1000,5000] [--no-browser] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import _pyenv
+
+_pyenv.prepare(("yaml", "jsonschema", "lunr", "mkdocs"))
+
+import argparse
+import datetime as dt
+import gzip
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchgen import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "plugins")}
+BUILD_SNIPPET = """
+import resource, sys, time, logging
+from mkdocs.config import load_config
+from mkdocs.commands.build import build
+logging.disable(logging.WARNING)
+cfg = load_config(sys.argv[1], site_dir=sys.argv[2])
+t = time.perf_counter(); build(cfg); t = time.perf_counter() - t
+print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+OURS_YML = """site_name: Bench wiki
+docs_dir: docs_src
+theme: {name: material, font: false, features: [content.code.copy, navigation.instant]}
+plugins: [mlwiki]
+markdown_extensions: [attr_list, md_in_html, tables, admonition, toc, pymdownx.superfences]
+extra: {generator: false}
+nav: [{Home: index.md}, {Symptoms: symptoms/index.md}, {Concepts: concepts/index.md}, {Actions: actions/index.md}, {Workflows: workflows/index.md}]
+validation: {nav: {omitted_files: info}}
+"""
+PLAIN_YML = """site_name: Bench wiki (plain Material)
+docs_dir: docs
+theme: {name: material, font: false, features: [content.code.copy, navigation.instant]}
+plugins: [search]
+markdown_extensions: [attr_list, md_in_html, tables, admonition, toc, pymdownx.superfences]
+extra: {generator: false}
+nav: [{Home: index.md}]
+validation: {nav: {omitted_files: info}}
+"""
+
+
+def run_build(config: Path, site: Path) -> tuple[float, float]:
+    """(seconds, peak MiB) of one build in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", BUILD_SNIPPET, str(config), str(site)], env=ENV, capture_output=True,
+                         text=True, check=True).stdout.split()  # fmt: skip
+    return float(out[0]), int(out[1]) / 1024
+
+
+def lint_seconds(wiki: Path, repeat: int) -> float:
+    from mlwiki.core import check, load
+
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        check(load(wiki))
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def projects(base: Path, wiki: Path) -> tuple[Path, Path]:
+    """Our project and the plain-Material project over the same Markdown pages."""
+    ours = base / "ours"
+    plain = base / "plain"
+    for p in (ours, plain):
+        if p.exists():
+            shutil.rmtree(p)
+    (ours / "docs_src").mkdir(parents=True)
+    shutil.copytree(wiki, ours / "wiki")
+    (ours / "docs_src" / "index.md").write_text("# Home\n\nBenchmark wiki.\n", encoding="utf-8")
+    (ours / "mkdocs.yml").write_text(OURS_YML, encoding="utf-8")
+    docs = plain / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text("# Home\n\nBenchmark wiki.\n", encoding="utf-8")
+    for md in sorted(wiki.rglob("*.md")):
+        rel = md.relative_to(wiki)
+        if rel.parts[0] == "schema":
+            continue
+        target = docs / ("wiki-docs" if len(rel.parts) == 1 else rel.parts[0]) / rel.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(md.read_bytes())
+    (plain / "mkdocs.yml").write_text(PLAIN_YML, encoding="utf-8")
+    return ours, plain
+
+
+def build_pair(base: Path, wiki: Path, ours_config: Path | None = None) -> dict[str, Any]:
+    ours, plain = projects(base, wiki)
+    cfg = ours_config or ours / "mkdocs.yml"
+    o_s, o_m = run_build(cfg, base / "site-ours")
+    p_s, p_m = run_build(plain / "mkdocs.yml", base / "site-plain")
+    return {"ours_s": round(o_s, 2), "ours_mib": round(o_m), "plain_s": round(p_s, 2), "plain_mib": round(p_m),
+            "ratio": round(o_s / p_s, 2), "pages_ours": sum(1 for _ in (base / "site-ours").rglob("index.html")),
+            "pages_plain": sum(1 for _ in (base / "site-plain").rglob("index.html"))}  # fmt: skip
+
+
+def serve_rebuild(base: Path) -> dict[str, float]:
+    """Two builds in one process (as mkdocs serve does), editing one wiki page in between."""
+    project = base / "serve"
+    if project.exists():
+        shutil.rmtree(project)
+    shutil.copytree(
+        ROOT, project, ignore=shutil.ignore_patterns(".git", ".venv", "site", "test-artifacts", "__pycache__")
+    )
+    code = f"""
+import logging, sys, time
+from pathlib import Path
+from mkdocs.config import load_config
+from mkdocs.commands.build import build
+logging.disable(logging.WARNING)
+cfg = load_config("{project / "mkdocs.yml"}", site_dir="{base / "serve-site"}")
+t = time.perf_counter(); build(cfg); first = time.perf_counter() - t
+page = Path("{project / "wiki" / "symptoms" / "tpu-device-busy.md"}")
+page.write_text(page.read_text() + "\\nEdited for the benchmark.\\n")
+cfg = load_config("{project / "mkdocs.yml"}", site_dir="{base / "serve-site"}")
+cfg.plugins = cfg.plugins  # noqa
+t = time.perf_counter(); build(cfg, dirty=False); second = time.perf_counter() - t
+print(first, second)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return {"first_build_s": round(float(out[0]), 2), "rebuild_after_edit_s": round(float(out[1]), 2)}
+
+
+def browser_figures(site: Path) -> dict[str, Any]:
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    args = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
+    query = (
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 4242"
+    )
+    first, per_query = [], []
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=args)
+        for _ in range(3):
+            ctx = b.new_context()
+            page = ctx.new_page()
+            t = time.perf_counter()
+            page.goto(url + "/")
+            page.fill(".mlw-search input", query)
+            page.wait_for_selector(".mlw-search-hit")
+            first.append(time.perf_counter() - t)
+            ms = [page.evaluate("q => { const t = performance.now(); return mlwikiSearch.search(q, 8).then(() => performance.now() - t); }", q)
+                  for q in (query, "NCCL watchdog timeout", "Xid 79", "ImagePullBackOff", "RESOURCE_EXHAUSTED hbm")]  # fmt: skip
+            per_query.append(statistics.median(ms))
+            ctx.close()
+        ctx = b.new_context()
+        page = ctx.new_page()
+        loaded: list[str] = []
+        page.on("requestfinished", lambda r: loaded.append(r.url))
+        page.goto(url + "/workflows/wf-tpu-workload-hang/")
+        page.wait_for_load_state("networkidle")
+        weight = 0
+        for u in sorted(set(loaded)):
+            rel = u[len(url) :].split("?")[0].split("#")[0].lstrip("/")
+            f = site / rel
+            if f.is_dir() or rel == "" or rel.endswith("/"):
+                f = f / "index.html"
+            if f.is_file():
+                weight += len(gzip.compress(f.read_bytes(), 6))
+        ctx.close()
+        b.close()
+    server.shutdown()
+    return {"load_to_first_result_s": round(statistics.median(first), 2),
+            "query_ms_after_load": round(statistics.median(per_query), 1),
+            "workflow_page_gzip_kb_all_resources": round(weight / 1024), "workflow_page_requests": len(set(loaded))}  # fmt: skip
+
+
+def cli_latency() -> float:
+    cmd = [sys.executable, str(ROOT / "scripts" / "query_interface.py"), "NCCL watchdog timeout", "-k", "3"]
+    subprocess.run(cmd, env=ENV, capture_output=True, check=True)  # warm the cache
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        subprocess.run(cmd, env=ENV, capture_output=True, check=True)
+        times.append(time.perf_counter() - t)
+    return round(statistics.median(times), 2)
+
+
+def machine() -> dict[str, str]:
+    import material
+    import mkdocs
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"date": dt.date.today().isoformat(), "cpu": cpu, "cores": str(os.cpu_count()),
+            "python": platform.python_version(), "mkdocs": mkdocs.__version__,
+            "material": getattr(material, "__version__", "?"), "os": platform.platform()}  # fmt: skip
+
+
+def write_page(path: Path, r: dict[str, Any]) -> None:
+    m = r["machine"]
+    lines = [
+        "---",
+        "title: Benchmarks",
+        "description: Build, lint and search figures measured by scripts/bench.py.",
+        "---",
+        "",
+        "# Benchmarks",
+        "",
+        "Measured by `python3 scripts/bench.py`, every figure side by side in one run on one machine. "
+        "Machines here are shared and noisy: read the ratios, not the absolute seconds.",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores; {m['os']}; Python {m['python']}, MkDocs {m['mkdocs']}, "
+        f"Material {m['material']}; run on {m['date']}.",
+        "",
+        "## Full build: this site vs plain Material",
+        "",
+        "Plain Material builds the same Markdown pages (wikilinks left as text) with Material's own search and "
+        "no plugin; ours also renders the JSON actions and workflows, the index pages, and the prebuilt search index.",
+        "",
+        "| wiki | pages (ours / plain) | ours | plain Material | ratio | peak memory (ours / plain) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, b in r["build"].items():
+        lines.append(f"| {name} | {b['pages_ours']} / {b['pages_plain']} | {b['ours_s']} s | {b['plain_s']} s | "
+                     f"{b['ratio']}x | {b['ours_mib']} / {b['plain_mib']} MiB |")  # fmt: skip
+    s = r["serve"]
+    lines += ["", "## Rebuild under `mkdocs serve`", "",
+              f"First build {s['first_build_s']} s; rebuild after editing one wiki page {s['rebuild_after_edit_s']} s "
+              "(the search index is rebuilt because the content changed).", "",
+              "## Lint", "", "| wiki | pages | lint time |", "| --- | --- | --- |"]  # fmt: skip
+    for name, lt in r["lint"].items():
+        lines.append(f"| {name} | {lt['pages']} | {lt['seconds']} s |")
+    sr = r["search"]
+    lines += ["", "## Search", "",
+              f"- Index: {sr['index_kb']} KB raw, {sr['index_gzip_kb']} KB gzipped ({sr['docs']} documents).",
+              f"- Query CLI latency (warm cache, whole process): {sr['cli_s']} s."]  # fmt: skip
+    if "browser" in r:
+        br = r["browser"]
+        lines += [f"- Chromium, page load to first result for a pasted error (index fetched and parsed on the way): "
+                  f"{br['load_to_first_result_s']} s (median of 3).",
+                  f"- Chromium, one query once the index is loaded: {br['query_ms_after_load']} ms (median).", "",
+                  "## Page weight", "",
+                  f"A workflow page with everything it loads (HTML, CSS, JavaScript, fonts: none, search index): "
+                  f"{br['workflow_page_gzip_kb_all_resources']} KB gzipped in {br['workflow_page_requests']} requests."]  # fmt: skip
+    lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="1000,5000")
+    ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--out", default=str(ROOT / "docs_src" / "benchmarks.md"))
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",") if x]
+    result: dict[str, Any] = {"machine": machine(), "lint": {}, "build": {}}
+    from mlwiki.core import load
+
+    with tempfile.TemporaryDirectory(prefix="mlwiki-bench-") as tmp:
+        base = Path(tmp)
+        shipped = ROOT / "wiki"
+        result["lint"]["shipped"] = {"pages": len(load(shipped).pages), "seconds": round(lint_seconds(shipped, 5), 3)}
+        wikis = {"shipped": shipped}
+        for n in sizes:
+            wikis[f"generated {n}"] = generate(base / f"gen{n}", n, shipped / "schema")
+            result["lint"][f"generated {n}"] = {
+                "pages": n,
+                "seconds": round(lint_seconds(wikis[f"generated {n}"], 1), 3),
+            }
+            print(f"lint {n}: {result['lint'][f'generated {n}']}", file=sys.stderr)
+        for name, wiki in wikis.items():
+            result["build"][name] = build_pair(base / name.replace(" ", "-"), wiki)
+            print(f"build {name}: {result['build'][name]}", file=sys.stderr)
+        result["serve"] = serve_rebuild(base)
+        site = base / "shipped" / "site-ours"
+        index = (site / "search" / "mlwiki-index.json").read_bytes()
+        result["search"] = {"index_kb": round(len(index) / 1024), "index_gzip_kb": round(len(gzip.compress(index, 6)) / 1024),
+                            "docs": len(json.loads(index)["docs"]), "cli_s": cli_latency()}  # fmt: skip
+        if not args.no_browser and Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
+            shipped_site = base / "shipped-full"
+            run_build(ROOT / "mkdocs.yml", shipped_site)
+            result["browser"] = browser_figures(shipped_site)
+    write_page(Path(args.out), result)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
