@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write the agent definitions for both harnesses from agents/agents.yml.
 
-    python3 scripts/gen_agents.py           # write .claude/agents/*.md and _agents/agents/*.md
-    python3 scripts/gen_agents.py --check   # exit 1 if the committed files differ
+python3 scripts/gen_agents.py           # write .claude/agents/*.md and _agents/agents/*.md
+python3 scripts/gen_agents.py --check   # exit 1 if the committed files differ
 """
 
 from __future__ import annotations

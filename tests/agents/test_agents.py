@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from wikifix import REPO
 
 NAMES = {"router", "practitioner", "advisor", "reviewer", "maintainer"}
@@ -61,7 +62,12 @@ def test_grounding_rules_are_word_for_word_everywhere() -> None:
 
 
 def test_generated_files_are_current() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_agents.py"), "--check"], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_agents.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
 
 

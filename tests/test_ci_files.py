@@ -1,0 +1,34 @@
+"""The CI entry points are valid and run the README's test command."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from wikifix import REPO
+
+
+def test_github_workflow_is_valid() -> None:
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
+    triggers = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "push" in triggers and "pull_request" in triggers
+    steps = wf["jobs"]["test"]["steps"]
+    runs = " ".join(s.get("run", "") for s in steps)
+    assert "bash .ci/run" in runs
+    assert "--format github" in runs
+    uses = [s.get("uses", "") for s in steps]
+    assert any(u.startswith("actions/upload-artifact") for u in uses)
+    assert any(u.startswith("actions/upload-pages-artifact") for u in uses)
+    assert wf["jobs"]["deploy"]["needs"] == "test"
+    for job in wf["jobs"].values():
+        assert job["runs-on"] and job["steps"]
+
+
+def test_ci_run_calls_the_readme_test_command() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^(\./scripts/\S+)", quick, re.M)
+    assert commands == ["./scripts/serve", "./scripts/test"]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^exec \./scripts/test\b", ci, re.M)
