@@ -32,3 +32,19 @@ def test_ci_run_calls_the_readme_test_command() -> None:
     assert commands == ["./scripts/serve", "./scripts/test"]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^exec \./scripts/test\b", ci, re.M)
+
+
+def test_readme_commands_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every runnable example in the README (queries and dry runs) succeeds."""
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [ln for ln in re.findall(r"^(python3 scripts/\S+\.py .*)$", readme, re.M)
+             if ("--dry-run" in ln or "query_interface" in ln) and "|" not in ln]  # fmt: skip
+    assert len(lines) >= 2
+    for line in lines:
+        proc = subprocess.run(["bash", "-c", line.replace("python3 ", f"{sys.executable} ", 1)], cwd=REPO,
+                              capture_output=True, text=True, check=False,
+                              env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path), "HOME": str(tmp_path)})  # fmt: skip
+        assert proc.returncode == 0, f"{line}\n{proc.stderr}"
