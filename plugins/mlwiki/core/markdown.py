@@ -11,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+_NEWLINE = re.compile("\n")
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 WIKILINK = re.compile(r"\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -83,7 +84,7 @@ def heading_text(raw: str) -> str:
 
 class _Lines:
     def __init__(self, text: str) -> None:
-        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def at(self, offset: int) -> tuple[int, int]:
         import bisect
@@ -118,8 +119,10 @@ def find_headings(text: str, masked: str, first_line: int = 1) -> list[Heading]:
 
 
 def find_wikilinks(masked: str, first_line: int = 1) -> list[WikiLink]:
+    links: list[WikiLink] = []
+    if "[[" not in masked:
+        return links
     lines = _Lines(masked)
-    links = []
     for m in WIKILINK.finditer(masked):
         line, col = lines.at(m.start())
         links.append(
@@ -138,10 +141,11 @@ def find_wikilinks(masked: str, first_line: int = 1) -> list[WikiLink]:
 
 def find_unsafe_html(masked: str, first_line: int = 1) -> list[tuple[int, int, str]]:
     """(line, column, what) for each raw script/iframe/on*=/javascript: outside code."""
-    lines = _Lines(masked)
-    found = []
+    found: list[tuple[int, int, str]] = []
+    lines: _Lines | None = None
     for pattern, what in UNSAFE:
         for m in pattern.finditer(masked):
+            lines = lines or _Lines(masked)
             line, col = lines.at(m.start())
             found.append((first_line + line - 1, col, what))
     return sorted(found)

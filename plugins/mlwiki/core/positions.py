@@ -35,10 +35,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 class _LineIndex:
     def __init__(self, text: str) -> None:
-        self.starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.starts.append(i + 1)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def at(self, offset: int) -> tuple[int, int]:
         import bisect
@@ -146,8 +143,12 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, Positions]:
     """Parse a YAML mapping; lines are reported ``line_offset`` lines further down the file."""
     try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        value = yaml.load(text, Loader=_UniqueKeyLoader)
+        loader = _UniqueKeyLoader(text)
+        try:
+            node = loader.get_single_node()
+            value = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 if mark else 1) + line_offset

@@ -24,7 +24,7 @@ from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import PAGE_TYPES, Wiki
 from mlwiki.core.search import build_payload, payload_json
-from mlwiki.core.search.cache import fingerprint
+from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
 from mlwiki.render.indexes import (
     SIGNATURES_SRC,
@@ -34,7 +34,7 @@ from mlwiki.render.indexes import (
     tags_overview,
     type_index,
 )
-from mlwiki.render.pages import SiteMap, page_markdown, rewrite_wikilinks, tag_src, type_src
+from mlwiki.render.pages import Rendered, SiteMap, assemble, page_source, rewrite_wikilinks, tag_src, type_src
 from mlwiki.render.urls import src_uri
 
 ASSET_CSS = "assets/mlwiki.css"
@@ -66,6 +66,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         self.wiki: Wiki | None = None
         self.wiki_dir: Path | None = None
         self._search_cache: tuple[str, str] | None = None
+        self.fragments: dict[str, dict[str, str]] = {}
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         base = Path(os.path.dirname(config.config_file_path or "."))
@@ -91,16 +92,18 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         for d in check(wiki):
             (log.warning if d.severity in (Severity.ERROR, Severity.WARNING) else log.info)(d.format_text())
         site = SiteMap(wiki)
-        generated: dict[str, str] = {}
+        rendered: dict[str, Rendered] = {}
         for page in wiki.pages.values():
-            generated[src_uri(page)] = page_markdown(page, site)
+            rendered[src_uri(page)] = page_source(page, site)
         for kind in PAGE_TYPES:
-            generated[type_src(kind)] = type_index(wiki, kind)
+            rendered[type_src(kind)] = assemble([type_index(wiki, kind)])
         for group, tags in wiki.tags.items():
             for tag, desc in tags.items():
-                generated[tag_src(tag)] = tag_page(wiki, group, tag, desc)
-        generated[TAGS_SRC] = tags_overview(wiki)
-        generated[SIGNATURES_SRC] = signature_index(wiki)
+                rendered[tag_src(tag)] = assemble([tag_page(wiki, group, tag, desc)])
+        rendered[TAGS_SRC] = assemble([tags_overview(wiki)])
+        rendered[SIGNATURES_SRC] = assemble([signature_index(wiki)])
+        self.fragments = {uri: r.fragments for uri, r in rendered.items()}
+        generated = {uri: r.markdown for uri, r in rendered.items()}
         assets = static_assets()
         assets[SEARCH_INDEX] = self._search_index(wiki).encode("utf-8")
         for uri in sorted(generated):
@@ -117,13 +120,26 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         """The serialised search payload, rebuilt only when the wiki's content changed."""
         key = fingerprint(wiki.root)
         if self._search_cache is None or self._search_cache[0] != key:
-            self._search_cache = (key, payload_json(build_payload(wiki)))
+            cached = read_cached(key)
+            text = payload_json(cached) if cached is not None else payload_json(build_payload(wiki))
+            if cached is None:
+                write_cached(key, text)
+            self._search_cache = (key, text)
         return self._search_cache[1]
 
     def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:
             return markdown
         return rewrite_wikilinks_in_doc(markdown, page.file.src_uri, self.wiki)
+
+    def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
+        """Put the generated (already escaped) HTML fragments back in place of their comments."""
+        fragments = self.fragments.get(page.file.src_uri)
+        if not fragments:
+            return html
+        for key, fragment in fragments.items():
+            html = html.replace(f"<!--{key}-->", fragment, 1)
+        return html
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         if self.wiki_dir is not None and self.wiki_dir.is_dir():

@@ -7,6 +7,7 @@ Page record + SiteMap -> Markdown text (author Markdown with wikilinks rewritten
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -102,8 +103,8 @@ def meta_block(page: Page, site: SiteMap, here: str) -> str:
             '<p class="mlw-aliases">Also known as: ' + ", ".join(f"<em>{esc(a)}</em>" for a in page.aliases) + "</p>"
         )
     return (
-        f'<div class="mlw-meta">\n<p class="mlw-chips">{type_link} {tags} {plats}</p>\n'
-        f'<p class="mlw-summary">{esc(page.summary)}</p>\n{aliases}</div>\n\n'
+        f'<div class="mlw-meta"><p class="mlw-chips">{type_link} {tags} {plats}</p>'
+        f'<p class="mlw-summary">{esc(page.summary)}</p>{aliases}</div>\n\n'
     )
 
 
@@ -193,7 +194,12 @@ def backlinks_block(page: Page, site: SiteMap, here: str) -> str:
 
 def _pre(text: str, cls: str = "", data: str | None = None) -> str:
     data_attr = f" {attrs(data_mlw_cmd=data)}" if data else ""
-    return f'<div class="highlight mlw-cmd {cls}"><pre><code{data_attr}>{esc(text)}</code></pre></div>'
+    return f'<div class="highlight mlw-cmd {cls}"><pre><code{data_attr}>{_pre_text(text)}</code></pre></div>'
+
+
+def _pre_text(text: str) -> str:
+    """Escaped text for a <pre>, newlines as character references so the block is one paragraph."""
+    return esc(text).replace("\n", "&#10;")
 
 
 def _param_table(params: dict[str, object] | None, action: Action | Workflow) -> str:
@@ -265,8 +271,8 @@ def _cmd_spec(
     )
 
 
-def action_body(action: Action, site: SiteMap, here: str) -> str:
-    parts = []
+def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
+    parts: list[str] = []
     mode_text = {
         "command": "runs a command",
         "ai": "an AI step: prints a prompt for an agent, runs nothing",
@@ -312,10 +318,10 @@ def action_body(action: Action, site: SiteMap, here: str) -> str:
         parts.append(f'\n\n<p class="mlw-output">Output parsed as <strong>{esc(action.output)}</strong>.</p>\n\n')
     if action.execution_mode == "ai":
         parts.append("## Prompt {#mlw-prompt}\n\n")
-        parts.append(f'<div class="mlw-prompt"><pre><code>{esc(action.prompt)}</code></pre></div>\n\n')
+        parts.append(f'<div class="mlw-prompt"><pre><code>{_pre_text(action.prompt)}</code></pre></div>\n\n')
     if action.execution_mode == "manual":
         parts.append("## Instructions {#mlw-instructions}\n\n")
-        parts.append(_markdown(action.instructions, action.page, site, here) + "\n\n")
+        parts.append(Author(_markdown(action.instructions, action.page, site, here) + "\n\n"))
     if action.summary_fields:
         parts.append("## Summary fields {#mlw-summary-fields}\n\n")
         rows = "".join(
@@ -328,7 +334,7 @@ def action_body(action: Action, site: SiteMap, here: str) -> str:
             '<table class="mlw-fields"><thead><tr><th>Field</th><th>Extracted by</th><th>Select</th><th>Meaning</th></tr></thead>'
             f"<tbody>{rows}</tbody></table>\n\n"
         )
-    return "".join(parts)
+    return parts
 
 
 def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
@@ -395,29 +401,75 @@ def _markdown(text: str, page: Page, site: SiteMap, here: str, line: int = 1) ->
     return rewrite_wikilinks(page, text, mask_code(text), line, site, here)
 
 
-def page_markdown(page: Page, site: SiteMap) -> str:
-    """The full Markdown source of one wiki page on the site."""
+class Author(str):
+    """A part of a page written by an author (Markdown that must go through Markdown)."""
+
+
+BLOCK_START = re.compile(r"<(?:div|ul|ol|table|p|figure|form|pre|section|svg)\b")
+
+
+@dataclass
+class Rendered:
+    """A page's Markdown with generated HTML blocks replaced by ``<!--mlw-frag-N-->`` comments.
+
+    Python-Markdown passes those comments through untouched and the plugin puts the HTML back
+    after conversion: the generated HTML (already escaped) skips Markdown's slow raw-HTML parser.
+    """
+
+    markdown: str
+    fragments: dict[str, str]
+
+    def inline(self) -> str:
+        text = self.markdown
+        for key, html_text in self.fragments.items():
+            text = text.replace(f"<!--{key}-->", html_text)
+        return text
+
+
+def assemble(parts: list[str]) -> Rendered:
+    fragments: dict[str, str] = {}
+    out = []
+    for part in parts:
+        if isinstance(part, Author):
+            out.append(str(part))
+            continue
+        paras = part.split("\n\n")
+        for i, para in enumerate(paras):
+            if BLOCK_START.match(para):
+                key = f"mlw-frag-{len(fragments)}"
+                fragments[key] = para
+                paras[i] = f"<!--{key}-->"
+        out.append("\n\n".join(paras))
+    return Rendered("".join(out).rstrip("\n") + "\n", fragments)
+
+
+def page_source(page: Page, site: SiteMap) -> Rendered:
+    """The site page for one wiki file: Markdown plus the generated HTML fragments."""
     here = src_uri(page)
     if page.kind == "doc":
         body = rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here)
-        return frontmatter(page.title, page.summary or page.title) + body.rstrip("\n") + "\n"
-    out = [frontmatter(page.title, page.summary), f"# {esc(page.title)}\n\n", meta_block(page, site, here)]
+        return assemble([frontmatter(page.title, page.summary or page.title), Author(body.rstrip("\n") + "\n")])
+    out: list[str] = [frontmatter(page.title, page.summary), f"# {esc(page.title)}\n\n", meta_block(page, site, here)]
     if page.kind == "symptom":
         out.append(symptom_block(page, site, here))
     if page.is_json:
         if page.body:
-            out.append(_markdown(page.body, page, site, here) + "\n\n")
+            out.append(Author(_markdown(page.body, page, site, here) + "\n\n"))
         if page.kind == "action":
-            out.append(action_body(wiki_action(site, page), site, here))
+            out.extend(action_body(wiki_action(site, page), site, here))
         else:
             out.append(workflow_body(site.wiki.workflows[page.id], site, here))
     else:
-        out.append(
-            rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here).strip("\n") + "\n\n"
-        )
+        body = rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here)
+        out.append(Author(body.strip("\n") + "\n\n"))
     out.append(sources_block(page))
     out.append(backlinks_block(page, site, here))
-    return "".join(out).rstrip("\n") + "\n"
+    return assemble(out)
+
+
+def page_markdown(page: Page, site: SiteMap) -> str:
+    """The full Markdown source of one wiki page, with the generated HTML inline."""
+    return page_source(page, site).inline()
 
 
 def wiki_action(site: SiteMap, page: Page) -> Action:

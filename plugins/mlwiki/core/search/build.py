@@ -21,7 +21,7 @@ from mlwiki.core.model import Page, Wiki
 from mlwiki.core.search.tokenize import STOPWORDS, tokenize
 
 FIELDS = (("title", 8), ("signatures", 10), ("tags", 2), ("summary", 3), ("body", 1))
-BODY_CHARS = 6000
+BODY_CHARS = 2500
 PAYLOAD_VERSION = 1
 
 
