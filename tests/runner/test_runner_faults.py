@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -414,3 +415,48 @@ def test_ai_step_answer_drives_branch(wiki: Path, fake_env: Path, capsys: pytest
     )
     assert code == 10
     assert "== stopped at step 'cordon' (approval)." in capsys.readouterr().out
+
+
+def test_ctrl_c_kills_group_and_keeps_the_record(wiki: Path, fake_env: Path) -> None:
+    import signal
+    import subprocess
+
+    pidfile = fake_env / "child.pid"
+    env = {**os.environ, "FAKE_SLEEP": "60", "FAKE_CHILD_PIDFILE": str(pidfile)}
+    runner = Path(__file__).resolve().parents[2] / "scripts" / "python_glue_runner.py"
+    proc = subprocess.Popen([sys.executable, str(runner), "get-pods", '{"namespace": "a"}', "--wiki", str(wiki)],
+                            env=env, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    for _ in range(100):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "interrupted; the process group was killed and the run recorded" in err
+    events = [json.loads(x)["event"] for x in (fake_env / "runs" / "runs.jsonl").read_text().splitlines()]
+    assert events == ["started", "interrupted"]
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the grandchild survived Ctrl-C")
+
+
+def test_interactive_yes_and_no(wiki: Path, fake_env: Path) -> None:
+    from mlwiki.core import load
+    from mlwiki.runner.engine import EXIT_APPROVAL, Options, run_action
+
+    w = load(wiki)
+    asked: list[str] = []
+    no = Options(runs_dir=fake_env / "runs", ask=lambda q: asked.append(q) or False)
+    assert run_action(w, w.actions["cordon"], {"node": "n1"}, no).code == EXIT_APPROVAL
+    assert fake_calls(fake_env) == []
+    assert "cordon changes state: Marks the node unschedulable." in asked[0]
+    yes = Options(runs_dir=fake_env / "runs", ask=lambda q: True)
+    assert run_action(w, w.actions["cordon"], {"node": "n1"}, yes).code == 0
+    assert fake_calls(fake_env) == [["kubectl", "cordon", "n1"]]

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import html
 
-from mlwiki.core.model import PAGE_TYPES, Wiki
+from mlwiki.core.model import PAGE_TYPES, TYPE_TITLES, Wiki
 
-HEADINGS = {
-    "symptom": "Symptoms",
-    "playbook": "Playbooks",
-    "workflow": "Workflows",
-    "action": "Actions",
-    "concept": "Concepts",
-    "entity": "Entities",
-    "tool": "Tools",
-}
-ORDER = ("symptom", "playbook", "workflow", "action", "concept", "entity", "tool")
+HEADINGS = TYPE_TITLES
+ORDER = tuple(TYPE_TITLES)
 
 
 def render_index(wiki: Wiki) -> str:

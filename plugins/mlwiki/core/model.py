@@ -20,6 +20,16 @@ JSON_TYPES = ("workflow", "action")
 PAGE_TYPES = MARKDOWN_TYPES + JSON_TYPES
 FOLDERS = {t: ("entities" if t == "entity" else t + "s") for t in PAGE_TYPES}
 DOC_FILES = {"SCHEMA.md": "schema", "INDEX.md": "index", "LOG.md": "log", "TUTORIAL.md": "tutorial"}
+# Plural headings, in the order listings show the types.
+TYPE_TITLES = {
+    "symptom": "Symptoms",
+    "playbook": "Playbooks",
+    "workflow": "Workflows",
+    "action": "Actions",
+    "concept": "Concepts",
+    "entity": "Entities",
+    "tool": "Tools",
+}
 TYPE_ORDER = {
     "symptom": 0,
     "playbook": 1,

@@ -11,21 +11,12 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from mlwiki.core.model import FOLDERS, TYPE_ORDER, Action, Page, Wiki, Workflow
+from mlwiki.core.model import FOLDERS, TYPE_ORDER, TYPE_TITLES, Action, Page, Wiki, Workflow
 from mlwiki.render.commands import action_command, sample_values, workflow_command
 from mlwiki.render.diagram import render_diagram, render_fallback
 from mlwiki.render.html import attrs, esc
 from mlwiki.render.urls import relative_src, relative_url, src_uri
 
-TYPE_TITLES = {
-    "symptom": "Symptoms",
-    "playbook": "Playbooks",
-    "workflow": "Workflows",
-    "action": "Actions",
-    "concept": "Concepts",
-    "entity": "Entities",
-    "tool": "Tools",
-}
 TYPE_BLURBS = {
     "symptom": "What you see: each page carries the verbatim log lines, events and conditions, and links the workflow that diagnoses it.",
     "playbook": "Narrative reasoning for when the picture is unclear: what evidence to freeze first and which hypotheses to rule out.",
