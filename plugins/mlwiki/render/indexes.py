@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mlwiki.core.model import Page, Wiki
+from mlwiki.core.model import TYPE_TITLES, Page, Wiki
 from mlwiki.render.html import esc
-from mlwiki.render.pages import TYPE_BLURBS, TYPE_TITLES, frontmatter, tag_src, type_src
+from mlwiki.render.pages import TYPE_BLURBS, frontmatter, tag_src, type_src
 from mlwiki.render.urls import relative_url, src_uri
 
 SIGNATURES_SRC = "signatures.md"
