@@ -176,3 +176,19 @@ def test_cli_same_as_core() -> None:
     query = "Failed to initialize NVML: Driver/library version mismatch"
     proc = cli(query, "-k", "3", "--json")
     assert [r["id"] for r in json.loads(proc.stdout)["results"]] == top(query)
+
+
+def test_cache_key_covers_code_and_content(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from mlwiki.core.search import cache
+
+    wiki = tmp_path / "wiki"
+    shutil.copytree(REPO / "wiki", wiki)
+    key = cache.fingerprint(wiki)
+    assert cache.fingerprint(wiki) == key
+    (wiki / "symptoms" / "tpu-device-busy.md").write_text("changed", encoding="utf-8")
+    assert cache.fingerprint(wiki) != key
+    changed = cache.fingerprint(wiki)
+    monkeypatch.setattr(cache, "CODE_VERSION", "other")
+    assert cache.fingerprint(wiki) != changed

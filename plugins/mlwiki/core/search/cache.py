@@ -1,6 +1,7 @@
 """Content-addressed cache of the search payload, so repeated builds and CLI queries skip the
 index build when the wiki has not changed. Key: sha256 of every wiki file's path and bytes,
-plus the search code's own version."""
+plus the source of the code that builds the payload (so a code change never serves a stale
+index)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,18 @@ from mlwiki.core.search.build import PAYLOAD_VERSION
 CODE_VERSION = f"{PAYLOAD_VERSION}.2"
 
 
-def fingerprint(root: Path) -> str:
+def _code_digest() -> bytes:
+    here = Path(__file__).resolve().parent
     h = hashlib.sha256(CODE_VERSION.encode())
+    for name in ("build.py", "tokenize.py"):
+        h.update((here / name).read_bytes())
+    h.update((here.parent / "model.py").read_bytes())
+    h.update((here.parent.parent / "render" / "urls.py").read_bytes())
+    return h.digest()
+
+
+def fingerprint(root: Path) -> str:
+    h = hashlib.sha256(_code_digest())
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
         if rel == "INDEX.md" or any(part.startswith(".") for part in path.relative_to(root).parts):
