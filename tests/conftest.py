@@ -7,6 +7,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plugins"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+# Tests never read or write the user's search-index cache.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="mlwiki-test-cache-")
+
 
 import pytest  # noqa: E402
 
