@@ -60,6 +60,14 @@ def test_no_raw_wikilinks(shipped: Build) -> None:
     assert offenders == []
 
 
+def test_generated_headings_render(shipped: Build) -> None:
+    """Every generated heading is a real heading, never literal Markdown."""
+    offenders = [str(p) for p in shipped.site.rglob("*.html") if "{#mlw-" in p.read_text(encoding="utf-8")]
+    assert offenders == []
+    page = (shipped.site / "symptoms" / "tpu-device-busy" / "index.html").read_text(encoding="utf-8")
+    assert '<h2 id="mlw-signatures">' in page and '<h2 id="mlw-backlinks">' in page
+
+
 def test_no_request_to_another_origin(shipped: Build) -> None:
     assert external_resources(shipped.site) == []
 

@@ -123,7 +123,7 @@ def symptom_block(page: Page, site: SiteMap, here: str) -> str:
             rows.append(f"<li><strong>Verify with:</strong> {_id_links(ver, site, here)}</li>")
         if pbs:
             rows.append(f"<li><strong>Read:</strong> {_id_links(pbs, site, here)}</li>")
-        parts.append('<ul class="mlw-next">' + "".join(rows) + "</ul>\n")
+        parts.append('<ul class="mlw-next">' + "".join(rows) + "</ul>\n\n")
     sigs = page.signatures
     if sigs:
         parts.append("## Log signatures {#mlw-signatures}\n\n")
@@ -180,7 +180,7 @@ def backlinks_block(page: Page, site: SiteMap, here: str) -> str:
             for p in sorted(by_type[kind], key=lambda p: p.title)
         )
         groups.append(f'<div class="mlw-bl-group"><h3>{esc(title)}</h3><ul>{links}</ul></div>')
-    return '## Referenced by {#mlw-backlinks}\n\n<div class="mlw-backlinks">' + "".join(groups) + "</div>\n"
+    return '## Referenced by {#mlw-backlinks}\n\n<div class="mlw-backlinks">' + "".join(groups) + "</div>\n\n"
 
 
 def _pre(text: str, cls: str = "", data: str | None = None) -> str:
@@ -424,13 +424,15 @@ def assemble(parts: list[str]) -> Rendered:
         if isinstance(part, Author):
             out.append(str(part))
             continue
-        paras = part.split("\n\n")
-        for i, para in enumerate(paras):
-            if BLOCK_START.match(para):
+        lines = part.split("\n")
+        for i, line in enumerate(lines):
+            # Generated HTML blocks are always one line; each becomes a comment standing alone
+            # between blank lines, so Markdown around it (a heading on the next line) stays Markdown.
+            if BLOCK_START.match(line):
                 key = f"mlw-frag-{len(fragments)}"
-                fragments[key] = para
-                paras[i] = f"<!--{key}-->"
-        out.append("\n\n".join(paras))
+                fragments[key] = line
+                lines[i] = f"\n<!--{key}-->\n"
+        out.append("\n".join(lines))
     return Rendered("".join(out).rstrip("\n") + "\n", fragments)
 
 
