@@ -9,12 +9,16 @@
 3. Tier from signatures (and names): 3 = a signature, normalised (lower case, digit runs -> 0,
    whitespace collapsed), is inside the normalised input, or the input is inside a signature;
    2 = at least 70% of a signature's distinct tokens (3 or more) are in the input;
-   1 = the input equals a page's title, id or alias.
-4. Order: tier, then lunr score (rounded to 6 places), then page type, then id.
+   1 = the input equals a page's title, id or alias, or holds every token (3 or more) of a
+   symptom's title. Strength within a tier: the length of the shorter of signature and input
+   (tier 3), the share of tokens present (tier 2), or the number of title tokens (tier 1;
+   an exact name counts 100).
+4. Order: tier, strength, lunr score (rounded to 6 places), page type, id.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,10 +50,16 @@ class Hit:
     score: float
     tier: int
     signature: str
+    strength: float = 0.0
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.ref, "type": self.type, "title": self.title, "url": self.url,
                 "score": self.score, "tier": self.tier, "matched_signature": self.signature}  # fmt: skip
+
+
+def round6(x: float) -> float:
+    """Round half up to 6 places, exactly as the JavaScript side (Math.round) does."""
+    return math.floor(x * 1e6 + 0.5) / 1e6
 
 
 def normalise(text: str) -> str:
@@ -99,24 +109,37 @@ def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
     return known, bool(last and last in known)
 
 
-def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, str]]:
-    """Best tier and the signature behind it, per document ref."""
+def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, float, str]]:
+    """Best (tier, strength, signature) per document ref. Strength orders documents within a
+    tier: the length of the contained signature (tier 3: the more specific match wins) or the
+    share of a signature's tokens present in the input (tier 2)."""
     cut = text[:MAX_INPUT]
     q_norm = normalise(cut)
     q_tokens = set(tokenize(cut))
-    out: dict[str, tuple[int, str]] = {}
+    out: dict[str, tuple[int, float, str]] = {}
     for d in docs:
-        best = (0, "")
+        best: tuple[int, float, str] = (0, 0.0, "")
         for sig in d.get("signatures", []):
             s_norm = normalise(sig)
             if (len(s_norm) >= 10 and s_norm in q_norm) or (len(q_norm) >= 12 and q_norm in s_norm):
-                best = max(best, (3, sig), key=lambda b: b[0])
-                break
-            s_tokens = set(tokenize(sig))
-            if len(s_tokens) >= 3 and len(s_tokens & q_tokens) / len(s_tokens) >= 0.7 and best[0] < 2:
-                best = (2, sig)
-        if best[0] == 0 and q_norm and q_norm in {normalise(n) for n in [d["title"], d["ref"], *d.get("aliases", [])]}:
-            best = (1, "")
+                cand = (3, float(min(len(s_norm), len(q_norm))), sig)
+            else:
+                s_tokens = set(tokenize(sig))
+                if len(s_tokens) < 3:
+                    continue
+                cover = len(s_tokens & q_tokens) / len(s_tokens)
+                if cover < 0.7:
+                    continue
+                cand = (2, cover, sig)
+            if cand[:2] > best[:2]:
+                best = cand
+        if best[0] == 0 and q_norm:
+            if q_norm in {normalise(n) for n in [d["title"], d["ref"], *d.get("aliases", [])]}:
+                best = (1, 100.0, "")
+            elif d["type"] == "symptom":
+                t_tokens = set(tokenize(d["title"]))
+                if len(t_tokens) >= 3 and t_tokens <= q_tokens:
+                    best = (1, float(len(t_tokens)), "")
         if best[0]:
             out[d["ref"]] = best
     return out
@@ -136,7 +159,7 @@ def search(
             wildcard = Query.WILDCARD_TRAILING if last_is_prefix and i == len(terms) - 1 else Query.WILDCARD_NONE
             q.term(t, boost=2 if is_compound(t) else 1, wildcard=wildcard, use_pipeline=False)
         for r in index.query(q):
-            scores[r["ref"]] = round(float(r["score"]), 6)
+            scores[r["ref"]] = round6(float(r["score"]))
     tier = tiers(docs, text)
     by_ref = {d["ref"]: d for d in docs}
     refs = set(scores) | set(tier)
@@ -145,7 +168,7 @@ def search(
         doc = by_ref.get(ref)
         if doc is None or (kind is not None and doc["type"] != kind):
             continue
-        level, sig = tier.get(ref, (0, ""))
-        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), level, sig))
-    hits.sort(key=lambda h: (-h.tier, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
+        level, strength, sig = tier.get(ref, (0, 0.0, ""))
+        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), level, sig, strength))
+    hits.sort(key=lambda h: (-h.tier, -h.strength, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
     return hits[:k]

@@ -83,21 +83,29 @@
     tokenize(cut).forEach(function (t) { qt[t] = 1; });
     var out = {};
     docs.forEach(function (d) {
-      var best = [0, ""];
-      var sigs = d.signatures || [];
-      for (var i = 0; i < sigs.length; i++) {
-        var sn = normalise(sigs[i]);
+      var best = [0, 0, ""];
+      (d.signatures || []).forEach(function (sig) {
+        var sn = normalise(sig), cand = null;
         if ((sn.length >= 10 && qn.indexOf(sn) >= 0) || (qn.length >= 12 && sn.indexOf(qn) >= 0)) {
-          if (best[0] < 3) best = [3, sigs[i]];
-          break;
+          cand = [3, Math.min(sn.length, qn.length), sig];
+        } else {
+          var st = {}, n = 0, hit = 0;
+          tokenize(sig).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
+          if (n < 3) return;
+          var cover = hit / n;
+          if (cover < 0.7) return;
+          cand = [2, cover, sig];
         }
-        var st = {}, n = 0, hit = 0;
-        tokenize(sigs[i]).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
-        if (n >= 3 && hit / n >= 0.7 && best[0] < 2) best = [2, sigs[i]];
-      }
+        if (cand[0] > best[0] || (cand[0] === best[0] && cand[1] > best[1])) best = cand;
+      });
       if (best[0] === 0 && qn) {
         var names = [d.title, d.ref].concat(d.aliases || []).map(normalise);
-        if (names.indexOf(qn) >= 0) best = [1, ""];
+        if (names.indexOf(qn) >= 0) best = [1, 100, ""];
+        else if (d.type === "symptom") {
+          var tt = {}, tn = 0, all = true;
+          tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
+          if (tn >= 3 && all) best = [1, tn, ""];
+        }
       }
       if (best[0]) out[d.ref] = best;
     });
@@ -126,11 +134,11 @@
     var hits = Object.keys(refs).filter(function (r) {
       return state.byRef[r] && (!kind || state.byRef[r].type === kind);
     }).map(function (r) {
-      var d = state.byRef[r], t = tier[r] || [0, ""];
-      return { ref: r, type: d.type, title: d.title, url: d.url, score: scores[r] || 0, tier: t[0], signature: t[1] };
+      var d = state.byRef[r], t = tier[r] || [0, 0, ""];
+      return { ref: r, type: d.type, title: d.title, url: d.url, score: scores[r] || 0, tier: t[0], strength: t[1], signature: t[2] };
     });
     hits.sort(function (a, b) {
-      return (b.tier - a.tier) || (b.score - a.score) ||
+      return (b.tier - a.tier) || (b.strength - a.strength) || (b.score - a.score) ||
         ((TYPE_ORDER[a.type] === undefined ? 99 : TYPE_ORDER[a.type]) - (TYPE_ORDER[b.type] === undefined ? 99 : TYPE_ORDER[b.type])) ||
         (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
     });
