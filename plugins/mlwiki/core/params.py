@@ -13,6 +13,8 @@ from typing import Any
 
 from mlwiki.core.model import Parameter
 
+# A {name} placeholder in a command, prompt or instructions template.
+PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_VALUE_LEN = 4096
 # ai and manual actions never build an argv: their inputs may be long, multi-line text (logs).

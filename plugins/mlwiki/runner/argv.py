@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mlwiki.core.model import Action, Parameter
-from mlwiki.core.params import ParameterError, resolve_values
+from mlwiki.core.params import PLACEHOLDER, ParameterError, resolve_values
 
-PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 SHELL_META = re.compile(r"[;|&$`<>\\]|\$\(")
 
 

@@ -454,11 +454,10 @@ def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str
 
     argv = []
     for t in action.command:
-        a = (
-            fill(t, merged)
-            if all(n in merged for n in re.findall(r"\{([a-z][a-z0-9_]*)\}", t))
-            else (None if not any(n in merged for n in re.findall(r"\{([a-z][a-z0-9_]*)\}", t)) else t)
-        )
+        try:
+            a = fill(t, merged)
+        except ParameterError:
+            a = t  # partly filled: shown as its template
         if a is not None:
             argv.append(a)
     return {

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mlwiki.core.checks.context import PLACEHOLDER, CheckContext, action_texts
+from mlwiki.core.checks.context import CheckContext, action_texts
 from mlwiki.core.diagnostics import Diagnostic, did_you_mean
 from mlwiki.core.jsonpath import PathError
 from mlwiki.core.jsonpath import parse as parse_path
 from mlwiki.core.model import Page, Parameter, Wiki, parameters_of
-from mlwiki.core.params import ParameterError, check_value
+from mlwiki.core.params import PLACEHOLDER, ParameterError, check_value
 
 
 def check_placeholders(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:

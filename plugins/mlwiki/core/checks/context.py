@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from mlwiki.core.model import Action, Wiki
 from mlwiki.core.schema import SchemaSet
 
-PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 TEMPLATE_REF = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
 
 
