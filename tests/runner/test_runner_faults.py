@@ -94,9 +94,7 @@ EXTRA_ACTIONS = {
         output="text",
     ),
     "actions/slow.json": action("slow", ["kubectl", "wait"], {}, timeout_s=1, output="text"),
-    "actions/missing-tool.json": action(
-        "missing-tool", ["definitely-not-installed-mlwiki-tool", "x"], {}, output="text"
-    ),
+    "actions/missing-tool.json": action("missing-tool", ["gcloud", "version"], {}, output="text"),
 }
 
 
@@ -318,9 +316,20 @@ def test_timeout_kills_process_group(
         pytest.fail("the grandchild survived the timeout")
 
 
-def test_missing_executable(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_executable(wiki: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
     assert run(wiki, "missing-tool", "{}") == 4
-    assert "'definitely-not-installed-mlwiki-tool' was not found on PATH" in capsys.readouterr().err
+    assert "'gcloud' was not found on PATH: install the Google Cloud CLI (gcloud)" in capsys.readouterr().err
+
+
+def test_executable_outside_allowlist_is_refused(fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files: dict[str, str | bytes] = dict(base_files())
+    files["actions/rm-all.json"] = action("rm-all", ["rm", "-rf", "{path}"], {"path": P_ANY})
+    wiki = write_wiki(fake_env / "w3", files)
+    assert main(["rm-all", '{"path": "x"}', "--wiki", str(wiki)]) == 2
+    err = capsys.readouterr().err
+    assert "wiki/actions/rm-all.json has lint errors" in err
+    assert '\'command[0]\' is "rm"; allowed: "kubectl", "gcloud"' in err
 
 
 def test_missing_kubectl_says_what_to_install(
