@@ -48,3 +48,21 @@ def test_readme_commands_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
                               capture_output=True, text=True, check=False,
                               env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path), "HOME": str(tmp_path)})  # fmt: skip
         assert proc.returncode == 0, f"{line}\n{proc.stderr}"
+
+
+def test_tutorial_runner_commands_dry_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every complete runner command in the tutorial is accepted by the runner (dry run)."""
+    import subprocess
+    import sys
+
+    text = (REPO / "wiki" / "TUTORIAL.md").read_text(encoding="utf-8")
+    lines = [ln.strip() for ln in re.findall(r"^\s*(python3 scripts/python_glue_runner\.py .*)$", text, re.M)]
+    lines = [ln for ln in lines if "{...}" not in ln and "<" not in ln]
+    assert len(lines) >= 3
+    for line in lines:
+        cmd = line.replace("python3 ", f"{sys.executable} ", 1)
+        if "--dry-run" not in cmd and "--help" not in cmd and "--list" not in cmd:
+            cmd += " --dry-run"
+        proc = subprocess.run(["bash", "-c", cmd], cwd=REPO, capture_output=True, text=True, check=False,
+                              env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path), "HOME": str(tmp_path)})  # fmt: skip
+        assert proc.returncode == 0, f"{line}\n{proc.stderr}"
