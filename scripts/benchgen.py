@@ -11,6 +11,16 @@ import random
 import shutil
 from pathlib import Path
 
+# The one parameter every synthetic action and workflow takes.
+PARAMS = {
+    "namespace": {
+        "type": "string",
+        "description": "Namespace.",
+        "required": True,
+        "pattern": "^[a-z0-9-]+$",
+        "example": "default",
+    }
+}
 WORDS = [
     "worker",
     "host",
@@ -130,15 +140,7 @@ def generate(root: Path, n: int, schema_dir: Path, seed: int = 7) -> Path:
             "execution_mode": "command",
             "requires_approval": False,
             "verified": True,
-            "parameters": {
-                "namespace": {
-                    "type": "string",
-                    "description": "Namespace.",
-                    "required": True,
-                    "pattern": "^[a-z0-9-]+$",
-                    "example": "default",
-                }
-            },
+            "parameters": PARAMS,
             "command": ["kubectl", "get", f"res{i}", "-n", "{namespace}", "-o", "json"],
             "output": "json",
             "summary_fields": [{"name": "names", "description": "Names.", "json_path": "items[*].metadata.name"}],
@@ -159,15 +161,7 @@ def generate(root: Path, n: int, schema_dir: Path, seed: int = 7) -> Path:
             "tags": ["gke"],
             "platforms": ["gke"],
             "sources": ["https://example.org/synthetic"],
-            "parameters": {
-                "namespace": {
-                    "type": "string",
-                    "description": "Namespace.",
-                    "required": True,
-                    "pattern": "^[a-z0-9-]+$",
-                    "example": "default",
-                }
-            },
+            "parameters": PARAMS,
             "steps": steps,
         }
         (wiki / "workflows").mkdir(exist_ok=True)

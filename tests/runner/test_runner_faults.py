@@ -119,61 +119,62 @@ AI_ACTION = json.dumps(
 )
 
 
-def ai_workflow() -> str:
+def make_workflow(wf_id: str, title: str, summary: str, steps: list[dict[str, Any]]) -> str:
     return json.dumps(
         {
-            "id": "wf-judge",
+            "id": wf_id,
             "type": "workflow",
-            "title": "Judge",
-            "summary": "Pods, an ai verdict, maybe cordon.",
+            "title": title,
+            "summary": summary,
             "tags": ["gke"],
             "platforms": ["gke"],
             "sources": ["https://example.org/test"],
             "parameters": {"namespace": P_NAME},
-            "steps": [
-                {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
-                {
-                    "id": "judge",
-                    "action": "ai-judge",
-                    "with": {"node": "{pods.first_node}"},
-                    "branches": [{"when": {"field": "judge.verdict", "op": "equals", "value": "fine"}, "goto": "end"}],
-                },
-                {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
-            ],
+            "steps": steps,
         },
         indent=2,
     )
 
 
+def ai_workflow() -> str:
+    return make_workflow(
+        "wf-judge",
+        "Judge",
+        "Pods, an ai verdict, maybe cordon.",
+        [
+            {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
+            {
+                "id": "judge",
+                "action": "ai-judge",
+                "with": {"node": "{pods.first_node}"},
+                "branches": [{"when": {"field": "judge.verdict", "op": "equals", "value": "fine"}, "goto": "end"}],
+            },
+            {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
+        ],
+    )
+
+
 def workflow() -> str:
-    return json.dumps(
-        {
-            "id": "wf-chain",
-            "type": "workflow",
-            "title": "Chain",
-            "summary": "Pods, then their node, then cordon.",
-            "tags": ["gke"],
-            "platforms": ["gke"],
-            "sources": ["https://example.org/test"],
-            "parameters": {"namespace": P_NAME},
-            "steps": [
-                {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
-                {
-                    "id": "node",
-                    "action": "get-node",
-                    "with": {"node": "{pods.first_node}"},
-                    "branches": [
-                        {
-                            "when": {"field": "node.ready", "op": "equals", "value": "True"},
-                            "goto": "end",
-                            "label": "healthy",
-                        }
-                    ],
-                },
-                {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
-            ],
-        },
-        indent=2,
+    return make_workflow(
+        "wf-chain",
+        "Chain",
+        "Pods, then their node, then cordon.",
+        [
+            {"id": "pods", "action": "get-pods", "with": {"namespace": "{namespace}"}},
+            {
+                "id": "node",
+                "action": "get-node",
+                "with": {"node": "{pods.first_node}"},
+                "branches": [
+                    {
+                        "when": {"field": "node.ready", "op": "equals", "value": "True"},
+                        "goto": "end",
+                        "label": "healthy",
+                    }
+                ],
+            },
+            {"id": "cordon", "action": "cordon", "with": {"node": "{pods.first_node}"}},
+        ],
     )
 
 

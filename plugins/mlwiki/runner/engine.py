@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from mlwiki.core.checks import check
 from mlwiki.core.diagnostics import Severity, did_you_mean
@@ -27,6 +27,7 @@ from mlwiki.runner.argv import build_argv, fill_text, validate
 from mlwiki.runner.audit import RunLog
 from mlwiki.runner.execute import run_argv
 
+T = TypeVar("T")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 TEMPLATE = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
 
@@ -74,13 +75,18 @@ def check_id(kind: str, value: str) -> None:
         )
 
 
+def _find(kind: str, table: Mapping[str, T], page_id: str) -> T:
+    """Look up an action or workflow by id: the id is checked before anything is read."""
+    check_id(kind, page_id)
+    found = table.get(page_id)
+    if found is None:
+        hint = did_you_mean(page_id, table)
+        raise RunnerError(f"unknown {kind} '{page_id}'" + (f"; {hint}" if hint else ""))
+    return found
+
+
 def find_action(wiki: Wiki, action_id: str) -> Action:
-    check_id("action", action_id)
-    action = wiki.actions.get(action_id)
-    if action is None:
-        hint = did_you_mean(action_id, wiki.actions)
-        raise RunnerError(f"unknown action '{action_id}'" + (f"; {hint}" if hint else ""))
-    return action
+    return _find("action", wiki.actions, action_id)
 
 
 def refuse_if_invalid(wiki: Wiki, rel: str) -> None:
@@ -188,12 +194,7 @@ def run_action(
 
 
 def find_workflow(wiki: Wiki, wf_id: str) -> Workflow:
-    check_id("workflow", wf_id)
-    wf = wiki.workflows.get(wf_id)
-    if wf is None:
-        hint = did_you_mean(wf_id, wiki.workflows)
-        raise RunnerError(f"unknown workflow '{wf_id}'" + (f"; {hint}" if hint else ""))
-    return wf
+    return _find("workflow", wiki.workflows, wf_id)
 
 
 def _coerce(p: Parameter | None, value: Any) -> Any:
