@@ -148,7 +148,7 @@ def test_js_and_python_rank_the_same(browser: Any, site_url: str) -> None:
     payload = build_payload(wiki)
     index = build_index(wiki)
     queries = [e["query"] for e in EVAL]
-    queries += [p.signatures[0].text for p in wiki.by_type("symptom") if p.signatures][:60]
+    queries += [s.signatures[0].text for s in wiki.symptoms.values() if s.signatures][:60]
     queries += ["Xid 79", "ImagePullBackOff", "OOMKilled", "RESOURCE_EXHAUSTED hbm", "nccl timeout", "+ - ~ ^ * :"]
     ctx, page, watch = new_page(browser, site_url)
     page.goto(site_url + "/")

@@ -216,7 +216,7 @@ CASES = [
     ("javascript-url", {CON: CONCEPT + "\n[click](javascript:alert(1))\n"}, "MLW050", CON, "javascript:"),
     (
         "bad-regex",
-        {ACT: action(summary_fields=[{"name": "use", "description": "x", "regex": "(?P<use>[0-9+"}])},
+        {ACT: action(summary_fields=[{"name": "use", "description": "use percent", "regex": "(?P<use>[0-9+"}])},
         "MLW037",
         ACT,
         '"regex"',

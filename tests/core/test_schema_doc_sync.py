@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from mlwiki.core.model import PAGE_TYPES
+from mlwiki.core.registry import type_names
 from wikifix import REPO
 
 SCHEMA_MD = (REPO / "wiki" / "SCHEMA.md").read_text(encoding="utf-8")
@@ -24,7 +24,7 @@ def type_section(kind: str) -> str:
     return m.group(1)
 
 
-@pytest.mark.parametrize("kind", PAGE_TYPES)
+@pytest.mark.parametrize("kind", type_names())
 def test_fields_match(kind: str) -> None:
     schema = json.loads((REPO / "wiki" / "schema" / f"{kind}.json").read_text(encoding="utf-8"))
     in_schema = set(schema["properties"])

@@ -14,7 +14,7 @@ import pytest
 
 from mlwiki.core import load
 from mlwiki.render.diagram import render_diagram, render_fallback
-from mlwiki.render.pages import SiteMap, backlinks_block, page_markdown
+from mlwiki.render.page import SiteMap, backlinks_block, page_markdown
 from wikifix import ACTION, WORKFLOW, base_files, write_wiki
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

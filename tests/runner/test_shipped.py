@@ -12,8 +12,8 @@ import pytest
 
 from mlwiki.cli.run import main
 from mlwiki.core import load
-from mlwiki.render.commands import sample_values
-from mlwiki.render.pages import SiteMap, page_markdown
+from mlwiki.core.commands import sample_values
+from mlwiki.render.page import SiteMap, page_markdown
 from mlwiki.runner.engine import EXIT_OK, EXIT_STOPPED, Options, run_workflow
 from wikifix import REPO
 

@@ -38,7 +38,7 @@ def test_signature_match_comes_first() -> None:
 
 
 def test_numbers_in_signatures_are_normalised() -> None:
-    sig = next(s.text for s in WIKI.pages["nccl-watchdog-timeout"].signatures if "Timeout(ms)" in s.text)
+    sig = next(s.text for s in WIKI.symptoms["nccl-watchdog-timeout"].signatures if "Timeout(ms)" in s.text)
     changed = sig.replace("600000", "1800000").replace("Rank 0", "Rank 7")
     assert top(changed, 1) == ["nccl-watchdog-timeout"]
 

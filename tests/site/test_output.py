@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from mlwiki.core import load
-from mlwiki.core.model import FOLDERS
+from mlwiki.core.registry import page_types
 from sitefix import Build, build, make_site
 from wikifix import ACTION, REPO, SYMPTOM, WORKFLOW, base_files
 
@@ -45,7 +45,7 @@ def external_resources(site: Path) -> list[tuple[str, str]]:
 
 def test_one_page_per_wiki_file(shipped: Build) -> None:
     wiki = load(REPO / "wiki")
-    for kind, folder in FOLDERS.items():
+    for kind, folder in ((t.name, t.folder) for t in page_types()):
         ids = {p.id for p in wiki.by_type(kind)}
         built = {p.parent.name for p in (shipped.site / folder).glob("*/index.html")}
         assert built == ids, kind
@@ -90,9 +90,9 @@ def test_signature_index_lists_every_signature(shipped: Build) -> None:
     import html
 
     text = html.unescape((shipped.site / "signatures" / "index.html").read_text(encoding="utf-8"))
-    for page in load(REPO / "wiki").by_type("symptom"):
-        for sig in page.signatures:
-            assert sig.text in text, (page.id, sig.text)
+    for sym in load(REPO / "wiki").symptoms.values():
+        for sig in sym.signatures:
+            assert sig.text in text, (sym.id, sig.text)
 
 
 ATTACKS = ["<img src=x onerror=alert(1)>", '"><script>alert(1)</script>']

@@ -67,7 +67,7 @@ def curated(wiki: Wiki, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
 
 
 def held_out(wiki: Wiki) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    cases = [(p.id, s.text) for p in wiki.by_type("symptom") for s in p.signatures if len(s.text) >= MIN_SIGNATURE]
+    cases = [(y.id, s.text) for y in wiki.symptoms.values() for s in y.signatures if len(s.text) >= MIN_SIGNATURE]
     ranks: list[int | None] = []
     misses = []
     for fold in range(FOLDS):

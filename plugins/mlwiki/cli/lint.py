@@ -17,7 +17,8 @@ from mlwiki.core import check, load
 from mlwiki.core.diagnostics import Diagnostic
 from mlwiki.core.index_md import render_index
 from mlwiki.core.loader import WikiDirError
-from mlwiki.core.model import PAGE_TYPES, Wiki
+from mlwiki.core.model import Wiki
+from mlwiki.core.registry import type_names
 
 
 def _github(d: Diagnostic) -> str:
@@ -28,12 +29,12 @@ def _github(d: Diagnostic) -> str:
 
 
 def stats_of(wiki: Wiki, diags: list[Diagnostic], seconds: float) -> dict[str, object]:
-    by_type = {t: len(wiki.by_type(t)) for t in PAGE_TYPES}
+    by_type = {t: len(wiki.by_type(t)) for t in type_names()}
     return {
         "pages": sum(by_type.values()),
         "by_type": by_type,
         "links": len(wiki.links),
-        "signatures": sum(len(p.signatures) for p in wiki.by_type("symptom")),
+        "signatures": sum(len(s.signatures) for s in wiki.symptoms.values()),
         "errors": sum(1 for d in diags if d.severity.value == "error"),
         "warnings": sum(1 for d in diags if d.severity.value == "warning"),
         "by_code": dict(sorted(Counter(d.code for d in diags).items())),

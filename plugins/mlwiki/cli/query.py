@@ -16,7 +16,7 @@ from typing import Any
 from lunr.index import Index
 
 from mlwiki.cli.common import default_wiki_dir
-from mlwiki.core.model import PAGE_TYPES
+from mlwiki.core.registry import type_names
 from mlwiki.core.search import build_payload, payload_json, search
 from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
 
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="query_interface.py", description="Find the wiki page for an error message.")
     p.add_argument("query", help="the error text; '-' reads it from stdin")
     p.add_argument("-k", type=int, default=5, help="number of results (default 5)")
-    p.add_argument("--type", choices=(*PAGE_TYPES, "doc"), help="only pages of this type")
+    p.add_argument("--type", choices=(*type_names(), "doc"), help="only pages of this type")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--wiki", help="wiki directory (default: ./wiki)")
     p.add_argument("--base-url", default="", help="prefix for page URLs (e.g. your site's address)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from mlwiki.core.checks import check
 from mlwiki.core.diagnostics import Diagnostic, Location, Severity
 from mlwiki.core.loader import load
-from mlwiki.core.model import Action, Page, Signature, Step, Wiki, Workflow
+from mlwiki.core.model import Action, Page, Signature, Step, Symptom, Wiki, Workflow
 
 __all__ = [
     "Action",
@@ -19,6 +19,7 @@ __all__ = [
     "Severity",
     "Signature",
     "Step",
+    "Symptom",
     "Wiki",
     "Workflow",
     "check",

@@ -1,12 +1,16 @@
-"""The typed model: one record per wiki file, plus typed views of actions and workflows.
+"""The typed model: one :class:`Page` per wiki file, plus a typed record per page type.
 
-Built once by :mod:`mlwiki.core.loader`; everything downstream (checks, renderers, the search
-index, the runner) reads these records and never re-parses a file.
+Built once by :mod:`mlwiki.core.loader`, which validates every page against its JSON Schema
+*before* building any record: the record builders here (``from_data``) only ever see data that
+passed its schema, and everything downstream (checks, renderers, the search index, the runner)
+reads these records, never a raw mapping. A page that failed validation is still a
+:class:`Page` (so links to it resolve and the site can show its errors) but carries its
+diagnostics in ``errors`` and has no typed record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -15,75 +19,52 @@ from mlwiki.core.diagnostics import Diagnostic, Location
 from mlwiki.core.markdown import Heading, WikiLink
 from mlwiki.core.positions import PathKey, Positions, position_of
 
-MARKDOWN_TYPES = ("concept", "symptom", "playbook", "entity", "tool")
-JSON_TYPES = ("workflow", "action")
-PAGE_TYPES = MARKDOWN_TYPES + JSON_TYPES
-FOLDERS = {t: ("entities" if t == "entity" else t + "s") for t in PAGE_TYPES}
 DOC_FILES = {"SCHEMA.md": "schema", "INDEX.md": "index", "LOG.md": "log", "TUTORIAL.md": "tutorial"}
-# Plural headings, in the order listings show the types.
-TYPE_TITLES = {
-    "symptom": "Symptoms",
-    "playbook": "Playbooks",
-    "workflow": "Workflows",
-    "action": "Actions",
-    "concept": "Concepts",
-    "entity": "Entities",
-    "tool": "Tools",
-}
-TYPE_ORDER = {
-    "symptom": 0,
-    "playbook": 1,
-    "workflow": 2,
-    "action": 3,
-    "concept": 4,
-    "entity": 5,
-    "tool": 6,
-    "doc": 7,
-}
+DEFAULT_TIMEOUT_S = 120
 
 Scalar = Union[str, int, bool]
 
 
+@dataclass(frozen=True)
+class Ref:
+    """A reference to another page from outside the body (frontmatter list, step, cause)."""
+
+    key: str  # the frontmatter key, for messages ("workflows", "steps", "causes")
+    path: PathKey  # where it is written, for the diagnostic's line
+    target: str
+    want: tuple[str, ...] = ()  # page types it must point at; empty = any
+
+
 @dataclass(frozen=True, eq=False)
 class Page:
-    """One wiki file. ``kind`` is a page type or ``doc`` for SCHEMA/INDEX/LOG/TUTORIAL."""
+    """One wiki file. ``kind`` is a registered page type or ``doc`` for SCHEMA/INDEX/LOG/TUTORIAL."""
 
     id: str
     kind: str
     rel: str
     title: str
     summary: str
-    meta: Mapping[str, Any]
     body: str
     body_line: int
     headings: tuple[Heading, ...]
     links: tuple[WikiLink, ...]
     positions: Positions = field(repr=False)
     masked_body: str = field(repr=False, default="")
+    is_json: bool = False
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    platforms: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    refs: tuple[Ref, ...] = ()
+    declared_id: str | None = None
+    declared_type: str | None = None
+    # Non-empty when the file failed its schema (or could not be parsed): no typed record exists.
+    errors: tuple[Diagnostic, ...] = ()
 
     @property
-    def tags(self) -> tuple[str, ...]:
-        return tuple(self.meta.get("tags") or ())
-
-    @property
-    def aliases(self) -> tuple[str, ...]:
-        return tuple(self.meta.get("aliases") or ())
-
-    @property
-    def platforms(self) -> tuple[str, ...]:
-        return tuple(self.meta.get("platforms") or ())
-
-    @property
-    def sources(self) -> tuple[str, ...]:
-        return tuple(self.meta.get("sources") or ())
-
-    @property
-    def related(self) -> tuple[str, ...]:
-        return tuple(self.meta.get("related") or ())
-
-    @property
-    def is_json(self) -> bool:
-        return self.kind in JSON_TYPES
+    def valid(self) -> bool:
+        return not self.errors
 
     @property
     def anchors(self) -> frozenset[str]:
@@ -93,21 +74,8 @@ class Page:
         line, col = position_of(self.positions, path)
         return Location(self.rel, line, col)
 
-    @property
-    def signatures(self) -> tuple[Signature, ...]:
-        out = []
-        for i, s in enumerate(self.meta.get("signatures") or ()):
-            if isinstance(s, Mapping) and isinstance(s.get("text"), str):
-                out.append(
-                    Signature(
-                        text=s["text"],
-                        kind=str(s.get("kind", "")),
-                        where=str(s.get("where", "")),
-                        source=str(s.get("source", "")),
-                        index=i,
-                    )
-                )
-        return tuple(out)
+
+# --- symptom ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -117,6 +85,91 @@ class Signature:
     where: str
     source: str
     index: int
+    versions: str = ""
+    shared_with: tuple[str, ...] = ()
+    tell_apart: str = ""
+
+
+@dataclass(frozen=True)
+class Cause:
+    cause: str
+    likelihood: str
+    tell: str
+    next: str | None
+    no_workflow: str
+    index: int
+
+
+@dataclass(frozen=True)
+class Symptom:
+    page: Page
+    signatures: tuple[Signature, ...]
+    causes: tuple[Cause, ...]
+    workflows: tuple[str, ...]
+    playbooks: tuple[str, ...]
+    verify: tuple[str, ...]
+    echo_of: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.page.id
+
+    @staticmethod
+    def from_data(page: Page, m: Mapping[str, Any]) -> Symptom:
+        sigs = tuple(
+            Signature(
+                text=s["text"],
+                kind=s["kind"],
+                where=s["where"],
+                source=s["source"],
+                index=i,
+                versions=s.get("versions", ""),
+                shared_with=tuple(s.get("shared_with", ())),
+                tell_apart=s.get("tell_apart", ""),
+            )
+            for i, s in enumerate(m["signatures"])
+        )
+        causes = tuple(
+            Cause(
+                cause=c["cause"],
+                likelihood=c["likelihood"],
+                tell=c.get("tell", ""),
+                next=c.get("next"),
+                no_workflow=c.get("no_workflow", ""),
+                index=i,
+            )
+            for i, c in enumerate(m.get("causes", ()))
+        )
+        return Symptom(
+            page=page,
+            signatures=sigs,
+            causes=causes,
+            workflows=tuple(m.get("workflows", ())),
+            playbooks=tuple(m.get("playbooks", ())),
+            verify=tuple(m.get("verify", ())),
+            echo_of=tuple(m.get("echo_of", ())),
+        )
+
+    def refs(self) -> Iterator[Ref]:
+        for c in self.causes:
+            if c.next is not None:
+                yield Ref("causes", ("causes", c.index, "next"), c.next, ("action", "workflow"))
+        for s in self.signatures:
+            for i, other in enumerate(s.shared_with):
+                yield Ref("shared_with", ("signatures", s.index, "shared_with", i), other, ("symptom",))
+
+
+@dataclass(frozen=True)
+class Playbook:
+    page: Page
+    workflows: tuple[str, ...]
+
+    @staticmethod
+    def from_data(page: Page, m: Mapping[str, Any]) -> Playbook:
+        return Playbook(page=page, workflows=tuple(m.get("workflows", ())))
+
+
+# --- action -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -145,28 +198,25 @@ class Parameter:
         return None
 
     @staticmethod
-    def from_meta(name: str, spec: Mapping[str, Any]) -> Parameter:
+    def from_data(name: str, spec: Mapping[str, Any]) -> Parameter:
         enum = spec.get("enum")
         return Parameter(
             name=name,
-            type=str(spec.get("type", "string")),
-            description=str(spec.get("description", "")),
-            required=bool(spec.get("required", False)),
+            type=spec["type"],
+            description=spec["description"],
+            required=spec.get("required", False),
             default=spec.get("default"),
             pattern=spec.get("pattern"),
-            enum=tuple(enum) if isinstance(enum, list) else None,
+            enum=tuple(enum) if enum is not None else None,
             minimum=spec.get("minimum"),
             maximum=spec.get("maximum"),
             example=spec.get("example"),
-            allow_leading_dash=bool(spec.get("allow_leading_dash", False)),
+            allow_leading_dash=spec.get("allow_leading_dash", False),
         )
 
 
-def parameters_of(meta: Mapping[str, Any]) -> dict[str, Parameter]:
-    raw = meta.get("parameters")
-    if not isinstance(raw, Mapping):
-        return {}
-    return {n: Parameter.from_meta(n, s) for n, s in raw.items() if isinstance(s, Mapping)}
+def parameters_from(m: Mapping[str, Any]) -> dict[str, Parameter]:
+    return {n: Parameter.from_data(n, s) for n, s in m.get("parameters", {}).items()}
 
 
 @dataclass(frozen=True)
@@ -199,37 +249,44 @@ class Action:
         return self.page.id
 
     @staticmethod
-    def from_page(page: Page) -> Action:
-        m = page.meta
+    def from_data(page: Page, m: Mapping[str, Any]) -> Action:
         fields = tuple(
             SummaryField(
-                name=str(f.get("name", "")),
-                description=str(f.get("description", "")),
+                name=f["name"],
+                description=f["description"],
                 json_path=f.get("json_path"),
                 regex=f.get("regex"),
-                select=str(f.get("select", "all")),
+                select=f.get("select", "all"),
             )
-            for f in (m.get("summary_fields") or ())
-            if isinstance(f, Mapping)
+            for f in m["summary_fields"]
         )
         return Action(
             page=page,
-            execution_mode=str(m.get("execution_mode", "command")),
-            requires_approval=bool(m.get("requires_approval", True)),
-            verified=bool(m.get("verified", False)),
-            parameters=parameters_of(m),
-            command=tuple(str(a) for a in (m.get("command") or ())),
-            output=str(m.get("output", "text")),
-            timeout_s=int(m.get("timeout_s", DEFAULT_TIMEOUT_S)),
+            execution_mode=m["execution_mode"],
+            requires_approval=m["requires_approval"],
+            verified=m["verified"],
+            parameters=parameters_from(m),
+            command=tuple(m.get("command", ())),
+            output=m.get("output", "text"),
+            timeout_s=m.get("timeout_s", DEFAULT_TIMEOUT_S),
             summary_fields=fields,
-            prompt=str(m.get("prompt", "")),
-            instructions=str(m.get("instructions", "")),
-            changes=str(m.get("changes", "")),
-            undo=str(m.get("undo", "")),
+            prompt=m.get("prompt", ""),
+            instructions=m.get("instructions", ""),
+            changes=m.get("changes", ""),
+            undo=m.get("undo", ""),
         )
 
+    def texts(self) -> list[tuple[PathKey, str]]:
+        """(position path, text) of every string that may hold ``{placeholders}``."""
+        out: list[tuple[PathKey, str]] = [(("command", i), a) for i, a in enumerate(self.command)]
+        if self.prompt:
+            out.append((("prompt",), self.prompt))
+        if self.instructions:
+            out.append((("instructions",), self.instructions))
+        return out
 
-DEFAULT_TIMEOUT_S = 120
+
+# --- workflow ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -272,37 +329,35 @@ class Workflow:
         return next((s for s in self.steps if s.id == step_id), None)
 
     @staticmethod
-    def from_page(page: Page) -> Workflow:
-        steps = []
-        for i, s in enumerate(page.meta.get("steps") or ()):
-            if not isinstance(s, Mapping):
-                continue
-            branches = tuple(
-                Branch(
-                    when=Condition(
-                        field=str(b.get("when", {}).get("field", "")),
-                        op=str(b.get("when", {}).get("op", "")),
-                        value=b.get("when", {}).get("value"),
-                    ),
-                    goto=str(b.get("goto", "")),
-                    label=str(b.get("label", "")),
-                )
-                for b in (s.get("branches") or ())
-                if isinstance(b, Mapping) and isinstance(b.get("when", {}), Mapping)
+    def from_data(page: Page, m: Mapping[str, Any]) -> Workflow:
+        steps = tuple(
+            Step(
+                id=s["id"],
+                action=s["action"],
+                title=s.get("title", ""),
+                why=s.get("why", ""),
+                with_=dict(s.get("with", {})),
+                branches=tuple(
+                    Branch(
+                        when=Condition(field=b["when"]["field"], op=b["when"]["op"], value=b["when"].get("value")),
+                        goto=b["goto"],
+                        label=b.get("label", ""),
+                    )
+                    for b in s.get("branches", ())
+                ),
+                next=s.get("next"),
+                index=i,
             )
-            steps.append(
-                Step(
-                    id=str(s.get("id", f"step-{i + 1}")),
-                    action=str(s.get("action", "")),
-                    title=str(s.get("title", "")),
-                    why=str(s.get("why", "")),
-                    with_=dict(s.get("with") or {}),
-                    branches=branches,
-                    next=s.get("next"),
-                    index=i,
-                )
-            )
-        return Workflow(page=page, parameters=parameters_of(page.meta), steps=tuple(steps))
+            for i, s in enumerate(m["steps"])
+        )
+        return Workflow(page=page, parameters=parameters_from(m), steps=steps)
+
+    def refs(self) -> Iterator[Ref]:
+        for s in self.steps:
+            yield Ref("steps", ("steps", s.index, "action"), s.action, ("action",))
+
+
+# --- the whole wiki ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -318,14 +373,33 @@ class Wiki:
 
     root: Path
     pages: dict[str, Page]
-    actions: dict[str, Action]
-    workflows: dict[str, Workflow]
+    records: dict[str, dict[str, Any]]  # page type -> id -> typed record (valid pages only)
     tags: dict[str, dict[str, str]]
     links: list[ResolvedLink]
     backlinks: dict[str, list[str]]
     diagnostics: list[Diagnostic]
     aliases: dict[str, list[str]]
     broken_ids: set[str] = field(default_factory=set)
+
+    @property
+    def actions(self) -> dict[str, Action]:
+        return self.records.setdefault("action", {})
+
+    @property
+    def workflows(self) -> dict[str, Workflow]:
+        return self.records.setdefault("workflow", {})
+
+    @property
+    def symptoms(self) -> dict[str, Symptom]:
+        return self.records.setdefault("symptom", {})
+
+    @property
+    def playbooks(self) -> dict[str, Playbook]:
+        return self.records.setdefault("playbook", {})
+
+    def signatures(self, page_id: str) -> tuple[Signature, ...]:
+        sym = self.symptoms.get(page_id)
+        return sym.signatures if sym else ()
 
     def by_type(self, kind: str) -> list[Page]:
         return [p for p in self.pages.values() if p.kind == kind]

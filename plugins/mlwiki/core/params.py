@@ -15,6 +15,9 @@ from mlwiki.core.model import Parameter
 
 # A {name} placeholder in a command, prompt or instructions template.
 PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+# A workflow step's template: {name} (a workflow parameter) or {step-id.field} (an earlier
+# step's summary field). The one pattern for the checks, the runner and the site.
+STEP_TEMPLATE = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_VALUE_LEN = 4096
 # ai and manual actions never build an argv: their inputs may be long, multi-line text (logs).

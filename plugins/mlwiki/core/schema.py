@@ -15,8 +15,9 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from mlwiki.core.diagnostics import Diagnostic, Location
-from mlwiki.core.model import PAGE_TYPES, Page
+from mlwiki.core.diagnostics import Diagnostic, Location, did_you_mean
+from mlwiki.core.positions import Positions, position_of
+from mlwiki.core.registry import type_names
 
 _JSON_TYPES = {
     "string": "a string",
@@ -46,7 +47,7 @@ class SchemaSet:
         registry: Registry[Any] = Registry().with_resources(
             (s["$id"], Resource.from_contents(s)) for s in schemas.values() if "$id" in s
         )
-        for kind in PAGE_TYPES:
+        for kind in type_names():
             if kind in schemas:
                 # $refs inlined once: validation then never resolves a reference (5x faster).
                 schema = _inline_refs(schemas[kind], schemas)
@@ -65,21 +66,41 @@ class SchemaSet:
         schema = v.schema if v else {}
         return set(schema.get("properties", {})) if isinstance(schema, dict) else set()
 
-    def validate(self, page: Page) -> Iterator[Diagnostic]:
-        validator = self.validators.get(page.kind)
+    def validate(self, kind: str, data: Any, rel: str, positions: Positions) -> Iterator[Diagnostic]:
+        """Every schema violation of one page's data, at the line of the offending key."""
+        validator = self.validators.get(kind)
         if validator is None:
             return
-        errors = sorted(
-            validator.iter_errors(dict(page.meta)), key=lambda e: (list(map(str, e.absolute_path)), e.message)
-        )
+        errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
         seen: set[tuple[str, Location]] = set()
         for err in errors:
             for msg, path in _explain(err):
-                loc = page.loc(path)
+                loc = Location(rel, *position_of(positions, path))
                 if (msg, loc) in seen:
                     continue
                 seen.add((msg, loc))
                 yield Diagnostic("MLW004", msg, loc)
+
+
+_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...], tuple[str, ...]], SchemaSet] = {}
+
+
+def schema_set(schema_dir: Path) -> SchemaSet:
+    """The SchemaSet of a schema folder, compiled once per content of its files and per set of
+    registered types (property tests and ``serve`` load the same wiki many times)."""
+    try:
+        stamp = tuple(
+            (p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(schema_dir.glob("*.json"))
+        )
+    except OSError:
+        stamp = ()
+    key = (str(schema_dir), stamp, type_names())
+    found = _CACHE.get(key)
+    if found is None:
+        found = SchemaSet(schema_dir)
+        _CACHE.clear()
+        _CACHE[key] = found
+    return found
 
 
 def _inline_refs(node: Any, schemas: dict[str, dict[str, Any]], base: str = "") -> Any:
@@ -117,8 +138,6 @@ def _explain(err: jsonschema.ValidationError) -> Iterator[tuple[str, tuple[Any, 
         extra = re.findall(r"'([^']+)'", err.message.split("were unexpected")[0].split("was unexpected")[0])
         allowed = sorted(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
         for key in extra:
-            from mlwiki.core.diagnostics import did_you_mean
-
             hint = did_you_mean(key, allowed)
             yield f"unknown key '{key}'{at}" + (f"; {hint}" if hint else ""), (*path, key)
         return
@@ -153,13 +172,21 @@ def _explain(err: jsonschema.ValidationError) -> Iterator[tuple[str, tuple[Any, 
     if v in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "uniqueItems"):
         yield f"'{field or 'page'}' breaks {v}={json.dumps(err.validator_value)}: {err.message}", path
         return
-    if v == "not" and isinstance(err.instance, dict):
+    if v == "not" and isinstance(err.instance, dict) and "execution_mode" in err.instance:
         mode = err.instance.get("execution_mode")
         own = {"command": "command", "ai": "prompt", "manual": "instructions"}.get(str(mode))
         for key in ("command", "prompt", "instructions"):
             if key in err.instance and key != own:
                 yield f"'{key}' is not allowed when execution_mode is {json.dumps(mode)}", (*path, key)
         return
+    if v == "not" and isinstance(err.instance, dict) and "next" in err.instance and "no_workflow" in err.instance:
+        yield f"'{field}' has both 'next' and 'no_workflow'; give one", (*path, "no_workflow")
+        return
+    if v == "dependentRequired":
+        m = re.match(r"'([^']+)' is a dependency of '([^']+)'", err.message)
+        if m:
+            yield f"'{m.group(2)}' needs '{m.group(1)}' beside it{at}", path
+            return
     yield f"{err.message}{at}", path
 
 

@@ -22,9 +22,11 @@ from mlwiki.core import check, load
 from mlwiki.core.diagnostics import Severity
 from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
-from mlwiki.core.model import PAGE_TYPES, Wiki
+from mlwiki.core.model import Wiki
+from mlwiki.core.registry import type_names
 from mlwiki.core.search import build_payload, payload_json
 from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
+from mlwiki.core.urls import src_uri, tag_src, type_src
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
 from mlwiki.render.indexes import (
     SIGNATURES_SRC,
@@ -34,8 +36,7 @@ from mlwiki.render.indexes import (
     tags_overview,
     type_index,
 )
-from mlwiki.render.pages import Rendered, SiteMap, assemble, page_source, rewrite_wikilinks, tag_src, type_src
-from mlwiki.render.urls import src_uri
+from mlwiki.render.page import Rendered, SiteMap, assemble, page_source, rewrite_wikilinks
 
 ASSET_CSS = "assets/mlwiki.css"
 ASSET_JS = "assets/mlwiki.js"
@@ -95,7 +96,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         rendered: dict[str, Rendered] = {}
         for page in wiki.pages.values():
             rendered[src_uri(page)] = page_source(page, site)
-        for kind in PAGE_TYPES:
+        for kind in type_names():
             rendered[type_src(kind)] = assemble([type_index(wiki, kind)])
         for group, tags in wiki.tags.items():
             for tag, desc in tags.items():

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from mlwiki.core.model import TYPE_TITLES, Page, Wiki
+from mlwiki.core.model import Page, Wiki
+from mlwiki.core.registry import page_type, page_types
+from mlwiki.core.urls import relative_url, src_uri, tag_src, type_src
 from mlwiki.render.html import esc
-from mlwiki.render.pages import TYPE_BLURBS, frontmatter, tag_src, type_src
-from mlwiki.render.urls import relative_url, src_uri
+from mlwiki.render.page import frontmatter
 
 SIGNATURES_SRC = "signatures.md"
 TAGS_SRC = "tags/index.md"
@@ -26,13 +27,16 @@ def type_index(wiki: Wiki, kind: str) -> str:
     items = []
     for p in pages:
         extra = ""
-        if kind == "symptom" and p.signatures:
-            extra = f'<br><code class="mlw-item-sig">{esc(p.signatures[0].text)}</code>'
+        sigs = wiki.signatures(p.id)
+        if sigs:
+            extra = f'<br><code class="mlw-item-sig">{esc(sigs[0].text)}</code>'
         items.append(_row(p, here, extra))
-    title = TYPE_TITLES[kind]
+    ptype = page_type(kind)
+    assert ptype is not None
+    title, blurb = ptype.title, ptype.blurb
     return (
-        frontmatter(title, TYPE_BLURBS[kind])
-        + f"# {esc(title)}\n\n<p>{esc(TYPE_BLURBS[kind])} {len(pages)} pages.</p>\n\n"
+        frontmatter(title, blurb)
+        + f"# {esc(title)}\n\n<p>{esc(blurb)} {len(pages)} pages.</p>\n\n"
         + '<ul class="mlw-list">'
         + "".join(items)
         + "</ul>\n"
@@ -43,11 +47,11 @@ def tag_page(wiki: Wiki, group: str, tag: str, description: str) -> str:
     here = tag_src(tag)
     pages = sorted((p for p in wiki.pages.values() if tag in p.tags), key=lambda p: (p.kind, p.title.casefold()))
     sections = []
-    for kind in TYPE_TITLES:
-        group_pages = [p for p in pages if p.kind == kind]
+    for ptype in page_types():
+        group_pages = [p for p in pages if p.kind == ptype.name]
         if group_pages:
             sections.append(
-                f"## {esc(TYPE_TITLES[kind])}\n\n"
+                f"## {esc(ptype.title)}\n\n"
                 + '<ul class="mlw-list">'
                 + "".join(_row(p, here) for p in group_pages)
                 + "</ul>\n\n"
@@ -77,22 +81,23 @@ def tags_overview(wiki: Wiki) -> str:
 
 def signature_index(wiki: Wiki) -> str:
     here = SIGNATURES_SRC
-    symptoms = sorted(wiki.by_type("symptom"), key=lambda p: p.title.casefold())
-    total = sum(len(p.signatures) for p in symptoms)
+    symptoms = sorted(wiki.symptoms.values(), key=lambda s: s.page.title.casefold())
+    total = sum(len(s.signatures) for s in symptoms)
     parts = [
         frontmatter("Signature index", "Every log signature in the wiki, verbatim, with its symptom page."),
         "# Signature index\n\n",
         f"<p>All {total} log signatures in the wiki, verbatim, each linking to its symptom page. "
         "Use your browser's find (Ctrl-F) with a fragment of your error, or paste it into the search box.</p>\n\n",
     ]
-    for p in symptoms:
-        if not p.signatures:
+    for sym in symptoms:
+        p = sym.page
+        if not sym.signatures:
             continue
         link = f'<a href="{esc(relative_url(here, src_uri(p)))}">{esc(p.title)}</a>'
         sigs = "".join(
             f'<li><a class="mlw-sig-link" href="{esc(relative_url(here, src_uri(p), f"sig-{s.index + 1}"))}"><code>{esc(s.text)}</code></a>'
             f' <span class="mlw-sig-kind">{esc(s.kind)}</span></li>'
-            for s in p.signatures
+            for s in sym.signatures
         )
         parts.append(f'<section class="mlw-sig-group"><h2 id="{esc(p.id)}">{link}</h2><ul>{sigs}</ul></section>\n\n')
     return "".join(parts)

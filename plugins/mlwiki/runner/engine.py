@@ -19,17 +19,16 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from mlwiki.core.checks import check
-from mlwiki.core.diagnostics import Severity, did_you_mean
+from mlwiki.core.commands import runner_command
+from mlwiki.core.diagnostics import Diagnostic, Severity, did_you_mean
 from mlwiki.core.model import Action, Parameter, Step, Wiki, Workflow
-from mlwiki.core.params import ParameterError, check_value, resolve_values
-from mlwiki.render.commands import RUNNER, params_json
+from mlwiki.core.params import STEP_TEMPLATE, ParameterError, check_value, resolve_values
 from mlwiki.runner.argv import build_argv, fill_text, validate
 from mlwiki.runner.audit import RunLog
 from mlwiki.runner.execute import run_argv
 
 T = TypeVar("T")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-TEMPLATE = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
 
 # Exit codes, documented in the runner's --help.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_APPROVAL, EXIT_MISSING, EXIT_TIMEOUT, EXIT_STOPPED = (
@@ -75,25 +74,33 @@ def check_id(kind: str, value: str) -> None:
         )
 
 
-def _find(kind: str, table: Mapping[str, T], page_id: str) -> T:
-    """Look up an action or workflow by id: the id is checked before anything is read."""
+def _find(wiki: Wiki, kind: str, table: Mapping[str, T], page_id: str) -> T:
+    """Look up an action or workflow by id: the id is checked before anything is read. A page
+    of that id that failed its schema has no typed record: its errors are the answer."""
     check_id(kind, page_id)
     found = table.get(page_id)
     if found is None:
+        page = wiki.pages.get(page_id)
+        if page is not None and page.kind == kind and page.errors:
+            _refuse(page.rel, list(page.errors))
         hint = did_you_mean(page_id, table)
         raise RunnerError(f"unknown {kind} '{page_id}'" + (f"; {hint}" if hint else ""))
     return found
 
 
 def find_action(wiki: Wiki, action_id: str) -> Action:
-    return _find("action", wiki.actions, action_id)
+    return _find(wiki, "action", wiki.actions, action_id)
+
+
+def _refuse(rel: str, errors: list[Diagnostic]) -> None:
+    listed = "\n  ".join(d.format_text() for d in errors[:10])
+    raise RunnerError(f"{rel} has lint errors; fix them before running it:\n  {listed}")
 
 
 def refuse_if_invalid(wiki: Wiki, rel: str) -> None:
     errors = [d for d in check(wiki) if d.location.file == rel and d.severity == Severity.ERROR]
     if errors:
-        listed = "\n  ".join(d.format_text() for d in errors[:10])
-        raise RunnerError(f"{rel} has lint errors; fix them before running it:\n  {listed}")
+        _refuse(rel, errors)
 
 
 def quote_argv(argv: list[str]) -> str:
@@ -149,7 +156,7 @@ def run_action(
     if action.requires_approval and not approved:
         question = f"{action.id} changes state: {action.changes}\nRun `{quote_argv(argv)}`?"
         if not (opts.ask and opts.ask(question)):
-            again = f"{RUNNER} {action.id} {shlex.quote(params_json(given))} --approve"
+            again = runner_command("action", action.id, given, extra=["--approve"])
             return Outcome(
                 EXIT_APPROVAL,
                 {
@@ -194,7 +201,7 @@ def run_action(
 
 
 def find_workflow(wiki: Wiki, wf_id: str) -> Workflow:
-    return _find("workflow", wiki.workflows, wf_id)
+    return _find(wiki, "workflow", wiki.workflows, wf_id)
 
 
 def _coerce(p: Parameter | None, value: Any) -> Any:
@@ -228,7 +235,7 @@ def step_values(
         if not isinstance(template, str):
             out[name] = template
             continue
-        whole = TEMPLATE.fullmatch(template)
+        whole = STEP_TEMPLATE.fullmatch(template)
         missing: list[str] = []
 
         def lookup(ref_step: str | None, ref: str) -> Any:
@@ -243,7 +250,7 @@ def step_values(
         else:
             parts: list[str] = []
             pos = 0
-            for m in TEMPLATE.finditer(template):
+            for m in STEP_TEMPLATE.finditer(template):
                 v = lookup(m.group(1), m.group(2))
                 parts.append(template[pos : m.start()])
                 if v is None or v == []:
@@ -309,8 +316,7 @@ def _save_state(path: Path, state: dict[str, Any]) -> None:
 
 
 def resume_command(wf: Workflow, given: Mapping[str, Any], step_id: str, extra: str = "") -> str:
-    cmd = f"{RUNNER} --workflow {wf.id} {shlex.quote(params_json(given))} --from {step_id}"
-    return f"{cmd} {extra}".rstrip()
+    return runner_command("workflow", wf.id, given, from_step=step_id, extra=[extra])
 
 
 def run_workflow(

@@ -1,5 +1,8 @@
 """Every check over a loaded wiki. Each check is a function ``(wiki, ctx) -> Iterable[Diagnostic]``.
 
+Schema validation is not here: the loader validates each page before typing it, so its
+diagnostics arrive in ``wiki.diagnostics`` and every check reads only typed, valid records.
+
 ``check(wiki)`` runs them all and returns every diagnostic, sorted by file and line, so one run
 reports every problem. The linter and the MkDocs plugin both call this and nothing else.
 """
@@ -17,7 +20,6 @@ from mlwiki.core.model import Wiki
 Check = Callable[[Wiki, CheckContext], Iterable[Diagnostic]]
 
 CHECKS: tuple[Check, ...] = (
-    structure.check_schema,
     structure.check_ids,
     structure.check_prefixes,
     structure.check_tags,
@@ -37,7 +39,7 @@ CHECKS: tuple[Check, ...] = (
 def check(wiki: Wiki, ctx: CheckContext | None = None) -> list[Diagnostic]:
     """Load-time diagnostics plus every check's, deduplicated and sorted."""
     ctx = ctx or CheckContext.for_wiki(wiki)
-    found: list[Diagnostic] = list(wiki.diagnostics) + list(ctx.schemas.diagnostics)
+    found: list[Diagnostic] = list(wiki.diagnostics)
     for fn in CHECKS:
         found.extend(fn(wiki, ctx))
     unique = {(d.sort_key(), d.severity, d.hint): d for d in found}

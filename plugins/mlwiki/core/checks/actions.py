@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mlwiki.core.checks.context import CheckContext, action_texts
+from mlwiki.core.checks.context import CheckContext
 from mlwiki.core.diagnostics import Diagnostic, did_you_mean
 from mlwiki.core.jsonpath import PathError
 from mlwiki.core.jsonpath import parse as parse_path
-from mlwiki.core.model import Page, Parameter, Wiki, parameters_of
+from mlwiki.core.model import Page, Parameter, Wiki
 from mlwiki.core.params import PLACEHOLDER, ParameterError, check_value
 
 
 def check_placeholders(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for action in wiki.actions.values():
         used: set[str] = set()
-        for path, text in action_texts(action):
+        for path, text in action.texts():
             for m in PLACEHOLDER.finditer(text):
                 name = m.group(1)
                 used.add(name)
@@ -88,7 +88,7 @@ def check_parameters(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                     action.page.loc(("summary_fields", i, "regex")),
                 )
     for wf in wiki.workflows.values():
-        yield from check_parameter_specs(wf.page, parameters_of(wf.page.meta))
+        yield from check_parameter_specs(wf.page, dict(wf.parameters))
 
 
 def normalised_command(argv: tuple[str, ...]) -> str:

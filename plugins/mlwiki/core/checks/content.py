@@ -12,8 +12,9 @@ from mlwiki.core.model import Wiki
 
 
 def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
-    for page in wiki.by_type("symptom"):
-        sigs = page.signatures
+    for sym in wiki.symptoms.values():
+        page = sym.page
+        sigs = sym.signatures
         if not sigs:
             yield Diagnostic(
                 "MLW040",
@@ -21,14 +22,14 @@ def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 page.loc(("signatures",)),
                 hint="add the verbatim log line, event or condition an engineer sees",
             )
-        elif len(sigs) == 1 and not page.meta.get("verify"):
+        elif len(sigs) == 1 and not sym.verify:
             yield Diagnostic(
                 "MLW042",
                 "symptom has one signature and no verify action",
                 page.loc(("signatures",)),
                 hint="add a second verbatim signature or a 'verify' action",
             )
-        if not page.meta.get("workflows"):
+        if not sym.workflows:
             yield Diagnostic(
                 "MLW041",
                 "symptom links no workflow",
@@ -42,12 +43,10 @@ def check_unsafe_html(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
         for line, col, what in find_unsafe_html(page.masked_body, page.body_line):
             loc = page.loc(("description",)) if page.is_json else Location(page.rel, line, col)
             yield Diagnostic("MLW050", f"{what} in page content; active HTML is not allowed", loc)
-        if page.kind == "action":
-            for key in ("instructions", "prompt"):
-                text = page.meta.get(key)
-                if isinstance(text, str):
-                    for _l, _c, what in find_unsafe_html(mask_code(text)):
-                        yield Diagnostic("MLW050", f"{what} in '{key}'; active HTML is not allowed", page.loc((key,)))
+    for action in wiki.actions.values():
+        for key, text in (("instructions", action.instructions), ("prompt", action.prompt)):
+            for _l, _c, what in find_unsafe_html(mask_code(text)):
+                yield Diagnostic("MLW050", f"{what} in '{key}'; active HTML is not allowed", action.page.loc((key,)))
 
 
 def check_index(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:

@@ -1,30 +1,19 @@
-"""Shared, computed-once inputs of the checks (schemas; placeholders of every action)."""
+"""Shared inputs of the checks, computed once per check run."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from mlwiki.core.model import Action, Wiki
-from mlwiki.core.schema import SchemaSet
-
-TEMPLATE_REF = re.compile(r"\{(?:([a-z0-9][a-z0-9-]*)\.)?([a-z][a-z0-9_]*)\}")
-
-
-def action_texts(action: Action) -> list[tuple[tuple[str | int, ...], str]]:
-    """(position path, text) of every string of an action that may hold ``{placeholders}``."""
-    out: list[tuple[tuple[str | int, ...], str]] = [(("command", i), a) for i, a in enumerate(action.command)]
-    if action.prompt:
-        out.append((("prompt",), action.prompt))
-    if action.instructions:
-        out.append((("instructions",), action.instructions))
-    return out
+from mlwiki.core.model import Wiki
 
 
 @dataclass
 class CheckContext:
-    schemas: SchemaSet
+    """What several checks need and should not each recompute (kept small on purpose)."""
+
+    names: list[str]
 
     @staticmethod
     def for_wiki(wiki: Wiki) -> CheckContext:
-        return CheckContext(schemas=SchemaSet(wiki.root / "schema"))
+        """Every id and alias, for did-you-mean hints."""
+        return CheckContext(names=list(wiki.pages) + [a for p in wiki.pages.values() for a in p.aliases])

@@ -6,19 +6,10 @@ from collections.abc import Iterator
 
 from mlwiki.core.checks.context import CheckContext
 from mlwiki.core.diagnostics import Diagnostic, Location, Severity, did_you_mean
-from mlwiki.core.loader import references
 from mlwiki.core.model import Wiki
-
-# Which page type a frontmatter reference list must point at.
-REFERENCE_TYPES = {"workflows": "workflow", "playbooks": "playbook", "verify": "action", "steps": "action"}
-
-
-def _names(wiki: Wiki) -> list[str]:
-    return list(wiki.pages) + [a for p in wiki.pages.values() for a in p.aliases if isinstance(a, str)]
 
 
 def check_wikilinks(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
-    names: list[str] | None = None
     for rl in wiki.links:
         link = rl.link
         page = wiki.pages[rl.source]
@@ -39,12 +30,11 @@ def check_wikilinks(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 continue
             if link.target in wiki.broken_ids:
                 continue
-            names = names if names is not None else _names(wiki)
             yield Diagnostic(
                 "MLW010",
                 f"unknown wikilink target '{link.target}'",
                 loc,
-                hint=did_you_mean(link.target, names),
+                hint=did_you_mean(link.target, ctx.names),
             )
             continue
         if link.anchor:
@@ -61,31 +51,32 @@ def check_wikilinks(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def check_references(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.pages.values():
-        for ref, path in references(page):
-            key = str(path[0])
-            if ref in wiki.broken_ids:
+        for ref in page.refs:
+            if ref.target in wiki.broken_ids:
                 continue
-            target = wiki.pages.get(ref)
+            target = wiki.pages.get(ref.target)
+            wanted = " or ".join(ref.want)
             if target is None:
-                if key == "steps":
+                if ref.key == "steps":
                     continue  # reported by the workflow checks (MLW031)
-                pool = [p.id for p in wiki.pages.values() if p.kind == REFERENCE_TYPES.get(key, p.kind)]
-                yield Diagnostic(
-                    "MLW010", f"unknown page '{ref}' in '{key}'", page.loc(path), hint=did_you_mean(ref, pool)
-                )
-                continue
-            wanted = REFERENCE_TYPES.get(key)
-            if wanted and target.kind != wanted:
+                pool = [p.id for p in wiki.pages.values() if not ref.want or p.kind in ref.want]
                 yield Diagnostic(
                     "MLW010",
-                    f"'{key}' must list {wanted} pages, but '{ref}' is a {target.kind}",
-                    page.loc(path),
+                    f"unknown page '{ref.target}' in '{ref.key}'",
+                    page.loc(ref.path),
+                    hint=did_you_mean(ref.target, pool),
+                )
+            elif ref.want and target.kind not in ref.want:
+                yield Diagnostic(
+                    "MLW010",
+                    f"'{ref.key}' must name {wanted} pages, but '{ref.target}' is a {target.kind}",
+                    page.loc(ref.path),
                 )
 
 
 def check_orphans(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.pages.values():
-        if page.kind == "doc":
+        if page.kind == "doc" or not page.valid:
             continue
         if not wiki.backlinks.get(page.id):
             yield Diagnostic(

@@ -12,26 +12,20 @@ FAILURE_GROUP = "failure"
 SCOPE_GROUPS = ("platform", "component")
 
 
-def check_schema(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
-    for page in wiki.pages.values():
-        if page.kind != "doc":
-            yield from ctx.schemas.validate(page)
-
-
 def check_ids(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.pages.values():
         if page.kind == "doc":
             continue
-        declared = page.meta.get("id")
-        if isinstance(declared, str) and declared != page.id:
+        declared = page.declared_id
+        if declared is not None and declared != page.id:
             yield Diagnostic(
                 "MLW005",
                 f"id '{declared}' does not match the file name '{page.rel.rsplit('/', 1)[-1]}'",
                 page.loc(("id",)),
                 hint=f"use id '{page.id}' or rename the file",
             )
-        declared_type = page.meta.get("type")
-        if isinstance(declared_type, str) and declared_type != page.kind:
+        declared_type = page.declared_type
+        if declared_type is not None and declared_type != page.kind:
             yield Diagnostic(
                 "MLW005",
                 f"type '{declared_type}' does not match the folder, which holds {page.kind} pages",
@@ -51,9 +45,10 @@ def check_prefixes(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 f"only workflows may start with 'wf-' ('{page.id}' is a {page.kind})",
                 page.loc(("id",)),
             )
-        if page.kind != "action":
+        action = wiki.actions.get(page.id)
+        if action is None:
             continue
-        mode = page.meta.get("execution_mode")
+        mode = action.execution_mode
         for prefix, wanted in (("ai-", "ai"), ("manual-", "manual")):
             has = page.id.startswith(prefix)
             if has and mode != wanted:
@@ -76,15 +71,10 @@ def check_tags(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     group_of = {t: g for g, tags in wiki.tags.items() for t in tags}
     for page in wiki.pages.values():
-        if page.kind == "doc":
-            continue
-        tags = page.meta.get("tags")
-        if not isinstance(tags, list):
+        if page.kind == "doc" or not page.valid:
             continue
         groups = []
-        for i, tag in enumerate(tags):
-            if not isinstance(tag, str):
-                continue
+        for i, tag in enumerate(page.tags):
             if tag not in group_of:
                 yield Diagnostic(
                     "MLW020",

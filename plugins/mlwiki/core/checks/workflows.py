@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mlwiki.core.checks.context import TEMPLATE_REF, CheckContext
+from mlwiki.core.checks.context import CheckContext
 from mlwiki.core.diagnostics import Diagnostic, Location, did_you_mean
 from mlwiki.core.model import Wiki, Workflow
+from mlwiki.core.params import STEP_TEMPLATE
 
 
 def _fields_of(wiki: Wiki, wf: Workflow, step_id: str) -> set[str]:
@@ -65,7 +66,7 @@ def _check_workflow(wiki: Wiki, wf: Workflow) -> Iterator[Diagnostic]:
         for name, template in step.with_.items():
             if not isinstance(template, str):
                 continue
-            for m in TEMPLATE_REF.finditer(template):
+            for m in STEP_TEMPLATE.finditer(template):
                 ref_step, ref_name = m.group(1), m.group(2)
                 loc = page.loc((*base, "with", name))
                 if ref_step is None:

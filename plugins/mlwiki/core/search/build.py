@@ -19,46 +19,41 @@ from lunr.vector import Vector
 
 from mlwiki.core.model import Page, Wiki
 from mlwiki.core.search.tokenize import STOPWORDS, tokenize
+from mlwiki.core.urls import page_url
 
 FIELDS = (("title", 8), ("signatures", 10), ("tags", 2), ("summary", 3), ("body", 1))
 BODY_CHARS = 2500
 PAYLOAD_VERSION = 1
 
 
-def page_url(page: Page) -> str:
-    from mlwiki.render.urls import dest_url, src_uri
-
-    return dest_url(src_uri(page))
-
-
 Exclusions = Mapping[str, Set[str]]
 
 
-def document(page: Page, exclude: Exclusions | None = None) -> dict[str, Any]:
+def document(wiki: Wiki, page: Page, exclude: Exclusions | None = None) -> dict[str, Any]:
     held = (exclude or {}).get(page.id, set())
-    sigs = [s.text for s in page.signatures if s.text not in held]
+    sigs = [s.text for s in wiki.signatures(page.id) if s.text not in held]
     return {
         "ref": page.id,
         "type": page.kind,
         "title": page.title,
         "url": page_url(page),
         "summary": page.summary,
-        "aliases": [a for a in page.aliases if isinstance(a, str)],
+        "aliases": list(page.aliases),
         "signatures": sigs,
     }
 
 
-def _fields(page: Page, exclude: Exclusions | None = None) -> dict[str, list[str]]:
+def _fields(wiki: Wiki, page: Page, exclude: Exclusions | None = None) -> dict[str, list[str]]:
     """Token lists per field. ``exclude`` hides signatures (and their copies in the body) for
     held-out evaluation."""
     held = (exclude or {}).get(page.id, set())
-    title = " ".join([page.title, page.id, *[a for a in page.aliases if isinstance(a, str)]])
+    title = " ".join([page.title, page.id, *page.aliases])
     body = page.body
     for text in held:
         body = body.replace(text, " ")
     return {
         "title": tokenize(title),
-        "signatures": tokenize("\n".join(s.text for s in page.signatures if s.text not in held)),
+        "signatures": tokenize("\n".join(s.text for s in wiki.signatures(page.id) if s.text not in held)),
         "tags": tokenize(" ".join(page.tags)),
         "summary": tokenize(page.summary),
         "body": tokenize(body[:BODY_CHARS]),
@@ -137,13 +132,13 @@ def build_index(wiki: Wiki, exclude: Exclusions | None = None, for_query: bool =
     for page in wiki.pages.values():
         if page.id == "index":
             continue  # the generated list of every page: it would match everything
-        builder.add_terms(page.id, _fields(page, exclude))
+        builder.add_terms(page.id, _fields(wiki, page, exclude))
     return builder.build_index(with_token_set=for_query)
 
 
 def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, Any]:
     index = build_index(wiki, exclude, for_query=False)
-    docs = [document(p, exclude) for p in wiki.pages.values() if p.id != "index"]
+    docs = [document(wiki, p, exclude) for p in wiki.pages.values() if p.id != "index"]
     return {
         "version": PAYLOAD_VERSION,
         "stopwords": list(STOPWORDS),

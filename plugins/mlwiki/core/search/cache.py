@@ -22,8 +22,8 @@ def _code_digest() -> bytes:
     h = hashlib.sha256(CODE_VERSION.encode())
     for name in ("build.py", "tokenize.py"):
         h.update((here / name).read_bytes())
-    h.update((here.parent / "model.py").read_bytes())
-    h.update((here.parent.parent / "render" / "urls.py").read_bytes())
+    for name in ("model.py", "urls.py", "loader.py", "registry.py", "types.py"):
+        h.update((here.parent / name).read_bytes())
     return h.digest()
 
 

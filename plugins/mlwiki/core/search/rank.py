@@ -27,7 +27,7 @@ from typing import Any
 from lunr.index import Index
 from lunr.query import Query
 
-from mlwiki.core.model import TYPE_ORDER
+from mlwiki.core.registry import type_order
 from mlwiki.core.search.tokenize import is_compound, tokenize
 
 MAX_INPUT = 200_000
@@ -170,5 +170,5 @@ def search(
             continue
         level, strength, sig = tier.get(ref, (0, 0.0, ""))
         hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), level, sig, strength))
-    hits.sort(key=lambda h: (-h.tier, -h.strength, -h.score, TYPE_ORDER.get(h.type, 99), h.ref))
+    hits.sort(key=lambda h: (-h.tier, -h.strength, -h.score, type_order(h.type), h.ref))
     return hits[:k]

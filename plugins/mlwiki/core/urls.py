@@ -1,10 +1,13 @@
-"""Where each wiki page lives on the site, and relative links between site pages."""
+"""Where each wiki page lives on the site, and relative links between site pages.
+
+In the core because the search index and the query CLI need page URLs too."""
 
 from __future__ import annotations
 
 import posixpath
 
-from mlwiki.core.model import FOLDERS, Page
+from mlwiki.core.model import Page
+from mlwiki.core.registry import page_type
 
 DOC_SRC = {
     "tutorial": "wiki/tutorial.md",
@@ -18,7 +21,28 @@ def src_uri(page: Page) -> str:
     """The docs-relative source path a wiki page is published under."""
     if page.kind == "doc":
         return DOC_SRC[page.id]
-    return f"{FOLDERS[page.kind]}/{page.id}.md"
+    return f"{type_src_dir(page.kind)}/{page.id}.md"
+
+
+def type_src_dir(kind: str) -> str:
+    ptype = page_type(kind)
+    if ptype is None:
+        raise KeyError(f"unknown page type '{kind}'")
+    return ptype.folder
+
+
+def type_src(kind: str) -> str:
+    """The source path of a page type's index page."""
+    return f"{type_src_dir(kind)}/index.md"
+
+
+def tag_src(tag: str) -> str:
+    return f"tags/{tag}.md"
+
+
+def page_url(page: Page) -> str:
+    """The page's URL relative to the site root."""
+    return dest_url(src_uri(page))
 
 
 def dest_url(src: str) -> str:

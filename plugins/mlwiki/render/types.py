@@ -1,0 +1,280 @@
+"""One renderer per page type (named in the core's type registry).
+
+Each takes (page, typed record, site map, this page's source path) and returns the parts of the
+page between its header and its sources: author Markdown (wrapped in :class:`Author`) and
+generated, escaped HTML blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from mlwiki.core.commands import runner_command, runner_prefix, sample_values
+from mlwiki.core.model import Action, Cause, Page, Symptom, Workflow
+from mlwiki.render.diagram import render_diagram, render_fallback
+from mlwiki.render.html import attrs, esc
+from mlwiki.render.page import Author, SiteMap, author_markdown, id_links, pre, pre_text, rewrite_wikilinks, source_link
+
+
+def render_markdown_page(page: Page, record: Any, site: SiteMap, here: str) -> list[str]:
+    """Concepts, entities, tools, playbooks: the author's Markdown with wikilinks resolved."""
+    body = rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here)
+    return [Author(body.strip("\n") + "\n\n")]
+
+
+def render_symptom(page: Page, record: Symptom, site: SiteMap, here: str) -> list[str]:
+    return [symptom_block(record, site, here), *render_markdown_page(page, record, site, here)]
+
+
+def render_action(page: Page, record: Action, site: SiteMap, here: str) -> list[str]:
+    return [*_description(page, site, here), *action_body(record, site, here)]
+
+
+def render_workflow(page: Page, record: Workflow, site: SiteMap, here: str) -> list[str]:
+    return [*_description(page, site, here), workflow_body(record, site, here)]
+
+
+def _description(page: Page, site: SiteMap, here: str) -> list[str]:
+    return [Author(author_markdown(page.body, page, site, here) + "\n\n")] if page.body else []
+
+
+def symptom_block(sym: Symptom, site: SiteMap, here: str) -> str:
+    parts = []
+    wfs, pbs, ver = sym.workflows, sym.playbooks, sym.verify
+    if wfs or pbs or ver:
+        rows = []
+        if wfs:
+            rows.append(f"<li><strong>Run:</strong> {id_links(wfs, site, here)}</li>")
+        if ver:
+            rows.append(f"<li><strong>Verify with:</strong> {id_links(ver, site, here)}</li>")
+        if pbs:
+            rows.append(f"<li><strong>Read:</strong> {id_links(pbs, site, here)}</li>")
+        parts.append('<ul class="mlw-next">' + "".join(rows) + "</ul>\n\n")
+    sigs = sym.signatures
+    if sigs:
+        parts.append("## Log signatures {#mlw-signatures}\n\n")
+        items = []
+        for s in sigs:
+            src = source_link(s.source)
+            items.append(
+                f'<li class="mlw-sig" id="sig-{s.index + 1}"><pre class="mlw-sig-text"><code>{esc(s.text)}</code></pre>'
+                f'<p class="mlw-sig-meta"><span class="mlw-sig-kind">{esc(s.kind)}</span> {esc(s.where)} · source: {src}</p></li>'
+            )
+        parts.append('<ul class="mlw-sigs">' + "".join(items) + "</ul>\n\n")
+    causes = sym.causes
+    if causes:
+        parts.append("## Likely causes at a glance {#mlw-causes}\n\n")
+        cause_rows = "".join(
+            f"<tr><td>{esc(c.cause)}</td><td>{esc(c.likelihood)}</td><td>{esc(c.tell)}</td><td>{_next_step(c, site, here)}</td></tr>"
+            for c in causes
+        )
+        parts.append(
+            '<table class="mlw-causes"><thead><tr><th>Cause</th><th>Likelihood</th><th>How to tell</th><th>Next step</th></tr></thead>'
+            f"<tbody>{cause_rows}</tbody></table>\n\n"
+        )
+    return "".join(parts)
+
+
+def _next_step(c: Cause, site: SiteMap, here: str) -> str:
+    if c.next is not None:
+        return id_links([c.next], site, here)
+    if c.no_workflow:
+        return f'<span class="mlw-no-workflow">No workflow: {esc(c.no_workflow)}</span>'
+    return ""
+
+
+def _param_table(params: dict[str, object] | None, action: Action | Workflow) -> str:
+    rows = []
+    for name, p in action.parameters.items():
+        req = "yes" if p.required and p.default is None else "no"
+        rule = []
+        if p.enum:
+            rule.append("one of " + ", ".join(esc(json.dumps(e)) for e in p.enum))
+        if p.pattern:
+            rule.append(f"<code>{esc(p.pattern)}</code>")
+        if p.minimum is not None or p.maximum is not None:
+            rule.append(
+                f"{esc(p.minimum if p.minimum is not None else '')}..{esc(p.maximum if p.maximum is not None else '')}"
+            )
+        if p.allow_leading_dash:
+            rule.append("may start with -")
+        default = "" if p.default is None else f"<code>{esc(json.dumps(p.default))}</code>"
+        rows.append(
+            f"<tr><td><code>{esc(name)}</code></td><td>{esc(p.type)}</td><td>{req}</td><td>{default}</td>"
+            f"<td>{'<br>'.join(rule)}</td><td>{esc(p.description)}</td></tr>"
+        )
+    if not rows:
+        return "<p>No parameters.</p>\n\n"
+    return (
+        '<table class="mlw-params"><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Default</th>'
+        f"<th>Rule</th><th>Description</th></tr></thead><tbody>{''.join(rows)}</tbody></table>\n\n"
+    )
+
+
+def _form(action: Action | Workflow) -> str:
+    """Parameter form; mlwiki.js fills every command on the page and keeps values in the URL."""
+    fields = []
+    samples = sample_values(action.parameters)
+    for name, p in action.parameters.items():
+        value = samples.get(name)
+        label = f"{name}{' *' if p.required and p.default is None else ''}"
+        placeholder = None if p.default is None else f"default {p.default}"
+        if p.enum:
+            options = "".join(
+                f"<option {attrs(value=e, selected='selected' if e == value else None)}>{esc(e)}</option>"
+                for e in p.enum
+            )
+            blank = "" if value is not None else '<option value="">(default)</option>'
+            control = f"<select {attrs(name=name, data_type=p.type)}>{blank}{options}</select>"
+        else:
+            control = f"<input {attrs(name=name, type='text', data_type=p.type, value=value, placeholder=placeholder, title=p.description, autocomplete='off', spellcheck='false')}>"
+        fields.append(f'<label class="mlw-field"><span>{esc(label)}</span>{control}</label>')
+    if not fields:
+        return ""
+    return (
+        '<form class="mlw-form" data-mlw-form="1" action="#">'
+        '<p class="mlw-form-help">Fill in your values: every command on this page updates, and the URL keeps them so you can share the link.</p>'
+        + "".join(fields)
+        + "</form>\n\n"
+    )
+
+
+def _cmd_spec(
+    prefix: str,
+    names: list[str],
+    types: dict[str, str],
+    suffix: str = "",
+    base: dict[str, object] | None = None,
+) -> str:
+    return json.dumps(
+        {"prefix": prefix, "params": names, "types": types, "suffix": suffix, "base": base or {}},
+        sort_keys=True,
+    )
+
+
+def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
+    parts: list[str] = []
+    mode_text = {
+        "command": "runs a command",
+        "ai": "an AI step: prints a prompt for an agent, runs nothing",
+        "manual": "a manual step: prints instructions for a person",
+    }[action.execution_mode]
+    if action.requires_approval:
+        parts.append(
+            '<div class="admonition danger mlw-danger"><p class="admonition-title">Changes state: the runner refuses without --approve</p>'
+            f"<p><strong>What it changes:</strong> {esc(action.changes)}</p><p><strong>How to undo:</strong> {esc(action.undo)}</p></div>\n\n"
+        )
+    if not action.verified:
+        parts.append(
+            '<div class="admonition warning mlw-unverified"><p class="admonition-title">Unverified command shape</p>'
+            "<p>This command's exact shape could not be confirmed in a source. Run it with <code>--dry-run</code> first and check it against your tool's help.</p></div>\n\n"
+        )
+    parts.append(
+        f'<p class="mlw-mode">Mode: <strong>{esc(action.execution_mode)}</strong> ({esc(mode_text)}) · timeout {esc(action.timeout_s)} s</p>\n\n'
+    )
+    parts.append("## Run it {#mlw-run}\n\n")
+    parts.append(_form(action))
+    samples = sample_values(action.parameters)
+    types = {n: p.type for n, p in action.parameters.items()}
+    prefix = runner_prefix("action", action.id)
+    suffix = "--approve" if action.requires_approval else ""
+    parts.append(
+        pre(
+            runner_command("action", action.id, samples, extra=[suffix]),
+            "mlw-runner",
+            _cmd_spec(prefix, list(action.parameters), types, suffix),
+        )
+    )
+    parts.append("\n\n")
+    dry = runner_command("action", action.id, samples, extra=["--dry-run"])
+    parts.append("<p>Preview the exact command without running anything:</p>\n\n")
+    parts.append(pre(dry, "mlw-runner", _cmd_spec(prefix, list(action.parameters), types, "--dry-run")))
+    parts.append("\n\n## Parameters {#mlw-parameters}\n\n")
+    parts.append(_param_table(None, action))
+    if action.execution_mode == "command":
+        parts.append(
+            "## Command template {#mlw-command}\n\n<p>The runner fills each <code>{placeholder}</code> into one argument; no shell is involved.</p>\n\n"
+        )
+        parts.append(pre(" ".join(shlex.quote(a) if a != "" else "''" for a in action.command), "mlw-template"))
+        parts.append(f'\n\n<p class="mlw-output">Output parsed as <strong>{esc(action.output)}</strong>.</p>\n\n')
+    if action.execution_mode == "ai":
+        parts.append("## Prompt {#mlw-prompt}\n\n")
+        parts.append(f'<div class="mlw-prompt"><pre><code>{pre_text(action.prompt)}</code></pre></div>\n\n')
+    if action.execution_mode == "manual":
+        parts.append("## Instructions {#mlw-instructions}\n\n")
+        parts.append(Author(author_markdown(action.instructions, action.page, site, here) + "\n\n"))
+    if action.summary_fields:
+        parts.append("## Summary fields {#mlw-summary-fields}\n\n")
+        rows = "".join(
+            f"<tr><td><code>{esc(f.name)}</code></td><td>{'<code>' + esc(f.json_path) + '</code>' if f.json_path else ''}"
+            f"{'<br>' if f.json_path and f.regex else ''}{'<code>' + esc(f.regex) + '</code>' if f.regex else ''}</td>"
+            f"<td>{esc(f.select)}</td><td>{esc(f.description)}</td></tr>"
+            for f in action.summary_fields
+        )
+        parts.append(
+            '<table class="mlw-fields"><thead><tr><th>Field</th><th>Extracted by</th><th>Select</th><th>Meaning</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>\n\n"
+        )
+    return parts
+
+
+def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
+    wiki = site.wiki
+    href_of = {s.action: site.href(here, s.action) for s in wf.steps if s.action in wiki.pages}
+    samples = sample_values(wf.parameters)
+    types = {n: p.type for n, p in wf.parameters.items()}
+    prefix = runner_prefix("workflow", wf.id)
+    parts = ["## Run it {#mlw-run}\n\n", _form(wf)]
+    parts.append(pre(runner_command("workflow", wf.id, samples), "mlw-runner", _cmd_spec(prefix, list(wf.parameters), types)))
+    parts.append("\n\n<p>Preview every step's exact command first:</p>\n\n")
+    parts.append(
+        pre(
+            runner_command("workflow", wf.id, samples, extra=["--dry-run"]),
+            "mlw-runner",
+            _cmd_spec(prefix, list(wf.parameters), types, "--dry-run"),
+        )
+    )
+    parts.append("\n\n## Steps {#mlw-steps}\n\n")
+    parts.append('<figure class="mlw-figure">' + render_diagram(wf, wiki.actions, href_of) + "</figure>\n\n")
+    parts.append('<div class="mlw-sr-only">' + render_fallback(wf, wiki.actions, href_of) + "</div>\n\n")
+    rows = []
+    for step in wf.steps:
+        action = wiki.actions.get(step.action)
+        mode = action.execution_mode if action else "?"
+        flags = []
+        if action and action.requires_approval:
+            flags.append('<span class="mlw-flag mlw-flag-danger">needs --approve</span>')
+        if action and not action.verified:
+            flags.append('<span class="mlw-flag">unverified</span>')
+        mapping = "<br>".join(f"<code>{esc(k)}</code> ← <code>{esc(v)}</code>" for k, v in step.with_.items())
+        link = (
+            f'<a href="{esc(href_of[step.action])}">{esc(step.action)}</a>'
+            if step.action in href_of
+            else esc(step.action)
+        )
+        resume = runner_command("workflow", wf.id, samples, from_step=step.id) if step.index > 0 else ""
+        resume_html = (
+            pre(
+                resume,
+                "mlw-runner mlw-resume",
+                _cmd_spec(prefix, list(wf.parameters), types, f"--from {step.id}"),
+            )
+            if resume
+            else ""
+        )
+        why = f'<p class="mlw-why">{esc(step.why)}</p>' if step.why else ""
+        rows.append(
+            f'<tr id="step-{esc(step.id)}"><td>{step.index + 1}</td><td><strong>{esc(step.title or step.id)}</strong>{why}'
+            f"{resume_html}</td><td>{link}<br>{esc(mode)} {' '.join(flags)}</td><td>{mapping}</td></tr>"
+        )
+    parts.append(
+        '<table class="mlw-steps"><thead><tr><th>#</th><th>Step</th><th>Action</th><th>Parameters</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>\n\n"
+    )
+    parts.append("## Parameters {#mlw-parameters}\n\n")
+    parts.append(_param_table(None, wf))
+    return "".join(parts)
+
+
