@@ -54,9 +54,9 @@ def make_site(root: Path, files: dict[str, str | bytes], home: str = "# Home\n\n
     return root
 
 
-def build(project: Path, site_dir: Path | None = None, strict: bool = True) -> Build:
+def build(project: Path, site_dir: Path | None = None, strict: bool = True, flags: tuple[str, ...] = ()) -> Build:
     site = site_dir or project / "site"
-    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(project / "mkdocs.yml"), "-d", str(site), *flags]
     if strict:
         cmd.append("--strict")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO / "plugins")}

@@ -1,8 +1,11 @@
 """The ``mlwiki`` MkDocs plugin: hooks only, delegating to the core and the renderers.
 
-on_config: find the wiki. on_files: load and check it once, log every diagnostic (so
-``--strict`` fails on exactly what the linter reports), add one generated file per wiki page
-plus the index pages. on_page_markdown: resolve wikilinks in hand-written docs pages.
+on_startup: note whether this is ``serve``. on_config: find the wiki. on_files: load and check
+it once; on a linter error stop the build with the list (``on_error: fail``, the default: the
+build fails whatever ``--strict``, ``-q`` or ``-v`` say), or, under ``serve`` or with
+``on_error: warn``, log each error and show it on its page; add one generated file per wiki
+page plus the index pages. on_page_markdown: resolve wikilinks in hand-written docs pages
+(their problems use the linter's codes and fail the build the same way, in on_env).
 on_serve: watch ``wiki/`` so edits rebuild the site.
 """
 
@@ -19,7 +22,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkPage
 
 from mlwiki.core import check, load
-from mlwiki.core.diagnostics import Severity
+from mlwiki.core.diagnostics import Diagnostic, Location, Severity, did_you_mean
 from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import Wiki
@@ -68,6 +71,25 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         self.wiki_dir: Path | None = None
         self._search_cache: tuple[str, str] | None = None
         self.fragments: dict[str, dict[str, str]] = {}
+        self.serving = False
+        self.doc_errors: list[Diagnostic] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
+    @property
+    def failing(self) -> bool:
+        """True when wiki errors must stop the build (not under serve, not with on_error: warn)."""
+        return self.config.on_error == "fail" and not self.serving
+
+    def _fail(self, errors: list[Diagnostic]) -> None:
+        listed = "\n".join(d.format_text() for d in errors)
+        n = len(errors)
+        raise PluginError(
+            f"mlwiki: the wiki has {n} error{'s' if n != 1 else ''}; the site was not built:\n{listed}\n"
+            "Fix them (python3 scripts/wiki_linter.py --format text lists the same), or set "
+            "'on_error: warn' for the mlwiki plugin in mkdocs.yml to build anyway."
+        )
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         base = Path(os.path.dirname(config.config_file_path or "."))
@@ -90,9 +112,14 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         except OSError as exc:
             raise PluginError(f"mlwiki: cannot read the wiki directory '{self.wiki_dir}': {exc}") from None
         self.wiki = wiki
-        for d in check(wiki):
-            (log.warning if d.severity in (Severity.ERROR, Severity.WARNING) else log.info)(d.format_text())
-        site = SiteMap(wiki)
+        self.doc_errors = []
+        diagnostics = check(wiki)
+        errors = [d for d in diagnostics if d.severity == Severity.ERROR]
+        if errors and self.failing:
+            self._fail(errors)
+        for d in diagnostics:
+            log.warning(d.format_text())
+        site = SiteMap(wiki, problems=errors)
         rendered: dict[str, Rendered] = {}
         for page in wiki.pages.values():
             rendered[src_uri(page)] = page_source(page, site)
@@ -131,7 +158,18 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
     def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:
             return markdown
+        rel = os.path.relpath(os.path.join(config.docs_dir, page.file.src_uri), os.path.dirname(self.wiki.root))
+        problems = doc_link_problems(markdown, Path(rel).as_posix(), self.wiki)
+        for d in problems:
+            log.warning(d.format_text())
+        self.doc_errors.extend(problems)
         return rewrite_wikilinks_in_doc(markdown, page.file.src_uri, self.wiki)
+
+    def on_env(self, env: Any, /, *, config: MkDocsConfig, files: Files) -> Any:
+        """Every page's Markdown has been read by now: wikilink errors in docs pages stop the build."""
+        if self.doc_errors and self.failing:
+            self._fail(sorted(self.doc_errors, key=Diagnostic.sort_key))
+        return env
 
     def on_page_content(self, html: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         """Put the generated (already escaped) HTML fragments back in place of their comments."""
@@ -148,15 +186,41 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         return server
 
 
-def rewrite_wikilinks_in_doc(markdown: str, here: str, wiki: Wiki) -> str:
-    """Wikilinks in a hand-written docs_src page; unknown targets are logged like the linter's."""
+def doc_link_problems(markdown: str, rel: str, wiki: Wiki) -> list[Diagnostic]:
+    """Wikilink problems of a hand-written docs page, with the linter's codes and messages."""
     from mlwiki.core.markdown import find_wikilinks
 
-    masked = mask_code(markdown)
-    for link in find_wikilinks(masked):
+    out = []
+    for link in find_wikilinks(mask_code(markdown)):
+        loc = Location(rel, link.line, link.column)
         target, candidates = wiki.resolve(link.target)
-        if target is None:
-            what = "ambiguous" if candidates else "unknown"
-            log.warning(f"docs_src/{here}:{link.line}:{link.column}: MLW010 {what} wikilink target '{link.target}'")
+        if target is None and candidates:
+            out.append(
+                Diagnostic(
+                    "MLW012",
+                    f"wikilink target '{link.target}' is ambiguous: it is an alias of "
+                    + ", ".join(f"'{c}'" for c in candidates),
+                    loc,
+                )
+            )
+        elif target is None:
+            hint = did_you_mean(link.target, list(wiki.pages))
+            out.append(Diagnostic("MLW010", f"unknown wikilink target '{link.target}'", loc, hint=hint))
+        elif link.anchor and link.anchor not in wiki.pages[target].anchors:
+            anchors = wiki.pages[target].anchors
+            out.append(
+                Diagnostic(
+                    "MLW011",
+                    f"unknown anchor '#{link.anchor}' on page '{target}'",
+                    loc,
+                    hint=did_you_mean(link.anchor, anchors),
+                )
+            )
+    return out
+
+
+def rewrite_wikilinks_in_doc(markdown: str, here: str, wiki: Wiki) -> str:
+    """Wikilinks in a hand-written docs_src page become relative links (broken ones a marked span)."""
+    masked = mask_code(markdown)
     dummy = next(iter(wiki.pages.values()))
     return rewrite_wikilinks(dummy, markdown, masked, 1, SiteMap(wiki), here)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from mlwiki.core.diagnostics import Diagnostic
 from mlwiki.core.model import Page, Wiki
 from mlwiki.core.registry import page_type, type_order
 from mlwiki.core.urls import relative_src, relative_url, src_uri, tag_src, type_src
@@ -22,15 +24,20 @@ from mlwiki.render.html import attrs, esc
 
 @dataclass(frozen=True)
 class SiteMap:
-    """Where everything is published, so renderers can link without knowing MkDocs."""
+    """Where everything is published, so renderers can link without knowing MkDocs; and, when
+    the site is built despite errors (``serve``, ``on_error: warn``), the errors to show."""
 
     wiki: Wiki
+    problems: Sequence[Diagnostic] = ()
 
     def src(self, page_id: str) -> str:
         return src_uri(self.wiki.pages[page_id])
 
     def href(self, from_src: str, page_id: str, anchor: str = "") -> str:
         return relative_url(from_src, self.src(page_id), anchor)
+
+    def problems_of(self, page: Page) -> list[Diagnostic]:
+        return [d for d in self.problems if d.location.file == page.rel]
 
 
 def frontmatter(title: str, description: str) -> str:
@@ -188,18 +195,29 @@ def assemble(parts: list[str]) -> Rendered:
     return Rendered("".join(out).rstrip("\n") + "\n", fragments)
 
 
-def error_stub(page: Page) -> list[str]:
+def _error_list(errors: Sequence[Diagnostic]) -> str:
+    return "".join(
+        f"<li><code>{esc(d.location)}</code> <strong>{esc(d.code)}</strong> {esc(d.full_message)}</li>" for d in errors
+    )
+
+
+def error_stub(page: Page, errors: Sequence[Diagnostic]) -> list[str]:
     """What the site shows for a page that failed its schema or could not be parsed (under
     ``serve``; a build stops on these errors): the errors, where they are, and no content."""
-    items = "".join(
-        f"<li><code>{esc(d.location)}</code> <strong>{esc(d.code)}</strong> {esc(d.full_message)}</li>"
-        for d in page.errors
-    )
     return [
         '<div class="admonition failure mlw-page-errors"><p class="admonition-title">This page has errors and is not shown</p>'
         f"<p>Fix these in <code>{esc(page.rel)}</code>; the page reappears when the file is valid.</p>"
-        f"<ul>{items}</ul></div>\n\n"
+        f"<ul>{_error_list(errors)}</ul></div>\n\n"
     ]
+
+
+def error_banner(page: Page, errors: Sequence[Diagnostic]) -> str:
+    """Errors of a page that still renders (a broken link, a bad reference), above its content."""
+    return (
+        '<div class="admonition failure mlw-page-errors"><p class="admonition-title">'
+        f"This page has {len(errors)} error{'s' if len(errors) != 1 else ''}</p>"
+        f"<ul>{_error_list(errors)}</ul></div>\n\n"
+    )
 
 
 Renderer = Callable[[Page, Any, SiteMap, str], list[str]]
@@ -226,9 +244,12 @@ def page_source(page: Page, site: SiteMap) -> Rendered:
         body = rewrite_wikilinks(page, page.body, page.masked_body, page.body_line, site, here)
         return assemble([frontmatter(page.title, page.summary or page.title), Author(body.rstrip("\n") + "\n")])
     out: list[str] = [frontmatter(page.title, page.summary or page.title), f"# {esc(page.title)}\n\n"]
+    problems = site.problems_of(page)
     if not page.valid:
-        out.extend(error_stub(page))
+        out.extend(error_stub(page, problems or page.errors))
         return assemble(out)
+    if problems:
+        out.append(error_banner(page, problems))
     out.append(meta_block(page, site, here))
     record = site.wiki.records.get(page.kind, {}).get(page.id)
     out.extend(renderer_for(page.kind)(page, record, site, here))
