@@ -82,19 +82,21 @@ class SchemaSet:
                 yield Diagnostic("MLW004", msg, loc)
 
 
-_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...], tuple[str, ...]], SchemaSet] = {}
+_CACHE: dict[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], SchemaSet] = {}
 
 
 def schema_set(schema_dir: Path) -> SchemaSet:
     """The SchemaSet of a schema folder, compiled once per content of its files and per set of
     registered types (property tests and ``serve`` load the same wiki many times)."""
+    import hashlib
+
     try:
         stamp = tuple(
-            (p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(schema_dir.glob("*.json"))
+            (p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in sorted(schema_dir.glob("*.json"))
         )
     except OSError:
         stamp = ()
-    key = (str(schema_dir), stamp, type_names())
+    key = (schema_dir.name, stamp, type_names())
     found = _CACHE.get(key)
     if found is None:
         found = SchemaSet(schema_dir)

@@ -96,7 +96,10 @@ class TermBuilder(Builder):  # type: ignore[misc]
         for field_ref, freqs in self.field_term_frequencies.items():
             parsed = FieldRef.from_string(field_ref)
             name = parsed.field_name
-            norm = k1 * (1 - b + b * (self.field_lengths[field_ref] / self.average_field_length[name]))
+            # An empty field in every document (a one-page wiki) has average length 0: lunr.js
+            # divides the same way, and no term of that field exists to score, so 1 is safe.
+            avg = self.average_field_length[name] or 1
+            norm = k1 * (1 - b + b * (self.field_lengths[field_ref] / avg))
             boost = self._fields[name].boost * self._documents[parsed.doc_ref].get("boost", 1)
             pairs = []
             for term, tf in freqs.items():
