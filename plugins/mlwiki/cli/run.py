@@ -19,6 +19,7 @@ from typing import Any
 
 from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core import load
+from mlwiki.core.approval import needs_approval
 from mlwiki.core.loader import WikiDirError
 from mlwiki.runner.engine import (
     EXIT_USAGE,
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise RunnerError(str(exc)) from None
         if args.list:
             for a in wiki.actions.values():
-                flag = " (needs --approve)" if a.requires_approval else ""
+                flag = " (needs --approve)" if needs_approval(a) else ""
                 out(f"action   {a.id:40} {a.execution_mode:8}{flag}")
             for w in wiki.workflows.values():
                 out(f"workflow {w.id:40} {len(w.steps)} steps")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mlwiki.core.approval import needs_approval
 from mlwiki.core.model import Action, Step, Workflow
 from mlwiki.render.html import esc
 
@@ -100,7 +101,7 @@ def _index(wf: Workflow, step_id: str) -> int:
 
 def _box(step: Step, action: Action | None, href: str | None, y: int, number: int) -> str:
     mode = action.execution_mode if action else "command"
-    approval = bool(action and action.requires_approval)
+    approval = bool(action and needs_approval(action))
     cls = f"mlw-dg-step mlw-dg-{mode}" + (" mlw-dg-approval" if approval else "")
     title = step.title or (action.page.title if action else step.action)
     sub = (

@@ -11,6 +11,7 @@ import json
 import shlex
 from typing import Any
 
+from mlwiki.core.approval import needs_approval
 from mlwiki.core.commands import runner_command, runner_prefix, sample_values
 from mlwiki.core.model import Action, Cause, Page, Symptom, Workflow
 from mlwiki.render.diagram import render_diagram, render_fallback
@@ -161,7 +162,7 @@ def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
         "ai": "an AI step: prints a prompt for an agent, runs nothing",
         "manual": "a manual step: prints instructions for a person",
     }[action.execution_mode]
-    if action.requires_approval:
+    if needs_approval(action):
         parts.append(
             '<div class="admonition danger mlw-danger"><p class="admonition-title">Changes state: the runner refuses without --approve</p>'
             f"<p><strong>What it changes:</strong> {esc(action.changes)}</p><p><strong>How to undo:</strong> {esc(action.undo)}</p></div>\n\n"
@@ -179,7 +180,7 @@ def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
     samples = sample_values(action.parameters)
     types = {n: p.type for n, p in action.parameters.items()}
     prefix = runner_prefix("action", action.id)
-    suffix = "--approve" if action.requires_approval else ""
+    suffix = "--approve" if needs_approval(action) else ""
     parts.append(
         pre(
             runner_command("action", action.id, samples, extra=[suffix]),
@@ -244,7 +245,7 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
         action = wiki.actions.get(step.action)
         mode = action.execution_mode if action else "?"
         flags = []
-        if action and action.requires_approval:
+        if action and needs_approval(action):
             flags.append('<span class="mlw-flag mlw-flag-danger">needs --approve</span>')
         if action and not action.verified:
             flags.append('<span class="mlw-flag">unverified</span>')

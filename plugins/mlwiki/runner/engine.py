@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from mlwiki.core.approval import needs_approval, state_change
 from mlwiki.core.checks import check
 from mlwiki.core.commands import runner_command
 from mlwiki.core.diagnostics import Diagnostic, Severity, did_you_mean
@@ -118,6 +119,19 @@ def prompt_package(action: Action, values: Mapping[str, str], context: Mapping[s
     }
 
 
+def approval_texts(action: Action) -> tuple[str, str]:
+    """What the action changes and how to undo it; for a command gated by rule although its page
+    says otherwise, the rule's own words (the page's are missing or cannot be trusted)."""
+    if action.requires_approval:
+        return action.changes, action.undo
+    found = state_change(action.command)
+    why = found.describe() if found else "state-changing command"
+    return (
+        f"{why} (gated by the runner's rule although the page does not declare requires_approval)",
+        "unknown: the page does not say; fix the page (lint reports MLW039)",
+    )
+
+
 @dataclass
 class Outcome:
     code: int
@@ -151,10 +165,12 @@ def run_action(
         "command": quote_argv(argv),
         "parameters": values,
     }
+    gated = needs_approval(action)
     if opts.dry_run:
-        return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": action.requires_approval})
-    if action.requires_approval and not approved:
-        question = f"{action.id} changes state: {action.changes}\nRun `{quote_argv(argv)}`?"
+        return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": gated})
+    if gated and not approved:
+        changes, undo = approval_texts(action)
+        question = f"{action.id} changes state: {changes}\nRun `{quote_argv(argv)}`?"
         if not (opts.ask and opts.ask(question)):
             again = runner_command("action", action.id, given, extra=["--approve"])
             return Outcome(
@@ -162,9 +178,10 @@ def run_action(
                 {
                     "status": "needs-approval",
                     **record,
-                    "changes": action.changes,
-                    "undo": action.undo,
-                    "message": f"not run: '{action.id}' requires approval. Re-run with --approve to run it: {again}",
+                    "changes": changes,
+                    "undo": undo,
+                    "message": f"NOTHING WAS RUN: '{action.id}' changes state and needs approval. "
+                    f"Check the command above, then re-run with --approve: {again}",
                 },
             )
     log = RunLog(opts.runs_dir) if opts.runs_dir else None
@@ -472,7 +489,7 @@ def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str
         "status": "dry-run",
         "argv": argv,
         "command": quote_argv(argv),
-        "requires_approval": action.requires_approval,
+        "requires_approval": needs_approval(action),
     }
 
 

@@ -29,6 +29,7 @@ CHECKS: tuple[Check, ...] = (
     actions.check_placeholders,
     actions.check_parameters,
     actions.check_duplicates,
+    actions.check_approval,
     workflows.check_steps,
     content.check_symptoms,
     content.check_unsafe_html,

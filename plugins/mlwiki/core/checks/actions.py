@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mlwiki.core.approval import state_change
 from mlwiki.core.checks.context import CheckContext
 from mlwiki.core.diagnostics import Diagnostic, did_you_mean
 from mlwiki.core.jsonpath import PathError
@@ -89,6 +90,23 @@ def check_parameters(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 )
     for wf in wiki.workflows.values():
         yield from check_parameter_specs(wf.page, dict(wf.parameters))
+
+
+def check_approval(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
+    """A command that changes state by rule must declare approval (MLW039)."""
+    for action in wiki.actions.values():
+        if action.execution_mode != "command" or action.requires_approval:
+            continue
+        found = state_change(action.command)
+        if found is None:
+            continue
+        yield Diagnostic(
+            "MLW039",
+            f"`{found.executable} {found.verb}` changes state ({found.rule}) but the action does not set "
+            "requires_approval: true with 'changes' and 'undo'",
+            action.page.loc(("requires_approval",)),
+            hint="set requires_approval: true and say what it changes and how to undo it; the runner gates it anyway",
+        )
 
 
 def normalised_command(argv: tuple[str, ...]) -> str:
