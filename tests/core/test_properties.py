@@ -142,7 +142,7 @@ def test_runner_never_crashes(m: tuple[Source, PathKey, Any]) -> None:
         env_before = os.environ.get("MLWIKI_RUNS_DIR")
         os.environ["MLWIKI_RUNS_DIR"] = str(Path(tmp) / "runs")
         try:
-            code, out, err = _call(
+            code, _out, err = _call(
                 run_cli.main, [*target, json.dumps(given_params), "--dry-run", "--wiki", str(wiki_dir)]
             )
         finally:
