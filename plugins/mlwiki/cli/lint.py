@@ -28,6 +28,10 @@ def _github(d: Diagnostic) -> str:
     return f"::{level} file={loc.file},line={loc.line},col={loc.column},title={d.code}::{msg}"
 
 
+def _count(n: object, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def stats_of(wiki: Wiki, diags: list[Diagnostic], seconds: float) -> dict[str, object]:
     by_type = {t: len(wiki.by_type(t)) for t in type_names()}
     return {
@@ -89,8 +93,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for d in diags:
             print(fmt(d))
         st = stats_of(wiki, diags, seconds)
-        print(
-            f"{status}: {st['pages']} pages, {st['errors']} errors, {st['warnings']} warnings",
-            file=sys.stderr,
-        )
+        print(f"{status}: {st['pages']} pages, {_count(st['errors'], 'error')}, {_count(st['warnings'], 'warning')}"
+              + (" (warnings fail the lint too)" if status == "FAIL" and not st["errors"] else ""), file=sys.stderr)  # fmt: skip
     return 1 if diags else 0

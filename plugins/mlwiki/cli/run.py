@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core import load
 from mlwiki.core.approval import needs_approval
 from mlwiki.core.loader import WikiDirError
+from mlwiki.core.model import Parameter
 from mlwiki.runner.engine import (
     EXIT_USAGE,
     Options,
@@ -87,7 +88,7 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
         out(f"Manual step '{rec['action']}': do this by hand, then record what you found:")
         out(rec["instructions"])
     elif status == "needs-approval":
-        out(f"$ {rec['command']}")
+        out(f"NOT RUN (needs --approve): {rec['command']}")
         out(f"changes: {rec.get('changes', '')}")
         out(f"undo: {rec.get('undo', '')}")
         print(rec["message"], file=sys.stderr)
@@ -105,7 +106,24 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
             out(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
 
 
+def _required(params: Mapping[str, Parameter]) -> str:
+    names = [n for n, p in params.items() if p.required and p.default is None]
+    return ", ".join(names) or "none"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `--list | head`: the reader went away; say nothing more and exit like other CLI tools.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = print
     try:
@@ -121,10 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise RunnerError(str(exc)) from None
         if args.list:
             for a in wiki.actions.values():
-                flag = " (needs --approve)" if needs_approval(a) else ""
-                out(f"action   {a.id:40} {a.execution_mode:8}{flag}")
+                flag = " [needs --approve]" if needs_approval(a) else ""
+                out(f"action   {a.id}: {a.page.title} ({a.execution_mode}){flag}")
+                out(f"         required: {_required(a.parameters)}")
             for w in wiki.workflows.values():
-                out(f"workflow {w.id:40} {len(w.steps)} steps")
+                out(f"workflow {w.id}: {w.page.title} ({len(w.steps)} steps)")
+                out(f"         required: {_required(w.parameters)}")
             return 0
         opts = Options(
             dry_run=args.dry_run,

@@ -33,6 +33,15 @@ class ParameterError(ValueError):
         super().__init__(f"parameter '{name}' = {shown}: {rule}")
 
 
+class MissingParameters(ParameterError):
+    """Every required parameter that was not given, reported at once."""
+
+    def __init__(self, names: list[str], message: str) -> None:
+        self.names = names
+        ValueError.__init__(self, message)
+        self.name, self.value, self.rule = names[0], None, "is required"
+
+
 def as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -86,12 +95,14 @@ def resolve_values(
         if name not in params:
             known = ", ".join(sorted(params)) or "none"
             raise ParameterError(name, given[name], f"is not a parameter of this action (known: {known})")
+    missing = [n for n, p in params.items() if n not in given and p.default is None and p.required]
+    if missing:
+        described = "; ".join(f"{n} ({params[n].description.rstrip('.')})" for n in missing)
+        raise MissingParameters(missing, f"missing required parameter{'s' if len(missing) > 1 else ''}: {described}")
     out: dict[str, str] = {}
     for name, p in params.items():
         if name in given:
             out[name] = check_value(p, given[name], text_input)
         elif p.default is not None:
             out[name] = check_value(p, p.default)
-        elif p.required:
-            raise ParameterError(name, None, "is required")
     return out

@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page as MkPage
 
 from mlwiki.core import check, load
@@ -134,11 +134,15 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         generated = {uri: r.markdown for uri, r in rendered.items()}
         assets = static_assets()
         assets[SEARCH_INDEX] = self._search_index(wiki).encode("utf-8")
+        in_nav = _nav_sources(config.nav)
         for uri in sorted(generated):
             existing = files.get_file_from_path(uri)
             if existing is not None:
                 raise PluginError(f"mlwiki: docs_dir file '{uri}' clashes with a generated wiki page of the same path")
-            files.append(File.generated(config, uri, content=generated[uri]))
+            # Generated pages reached from the type and tag indexes are ours, not missing from the
+            # nav: marking them keeps MkDocs from listing hundreds of "not included" lines.
+            inclusion = InclusionLevel.UNDEFINED if uri in in_nav else InclusionLevel.NOT_IN_NAV
+            files.append(File.generated(config, uri, content=generated[uri], inclusion=inclusion))
         for uri in sorted(assets):
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=assets[uri]))
@@ -184,6 +188,21 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         if self.wiki_dir is not None and self.wiki_dir.is_dir():
             server.watch(str(self.wiki_dir))
         return server
+
+
+def _nav_sources(nav: Any) -> set[str]:
+    """Every Markdown source path named in the ``nav`` config, at any depth."""
+    found: set[str] = set()
+    stack = [nav]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def doc_link_problems(markdown: str, rel: str, wiki: Wiki) -> list[Diagnostic]:
