@@ -66,8 +66,8 @@ EXTRA_ACTIONS = {
             },
         ],
     ),
-    "actions/echo-free.json": action("echo-free", ["kubectl", "label", "{text}"], {"text": P_FREE}),
-    "actions/echo-any.json": action("echo-any", ["kubectl", "annotate", "{text}"], {"text": P_ANY}),
+    "actions/echo-free.json": action("echo-free", ["kubectl", "get", "{text}"], {"text": P_FREE}),
+    "actions/echo-any.json": action("echo-any", ["kubectl", "describe", "{text}"], {"text": P_ANY}),
     "actions/get-node.json": action(
         "get-node",
         ["kubectl", "get", "node", "{node}", "--chunk-size={tail}", "-o", "json"],
@@ -208,7 +208,7 @@ def test_summary_extraction(wiki: Path, fake_env: Path, capsys: pytest.CaptureFi
     ("params", "message"),
     [
         ('{"namespace": "Bad_NS"}', "parameter 'namespace' = \"Bad_NS\": must match the pattern " + PATTERN_K8S),
-        ("{}", "parameter 'namespace' = null: is required"),
+        ("{}", "missing required parameter: namespace (A Kubernetes name)"),
         ('{"namespace": 5}', "parameter 'namespace' = 5: must be a string"),
         (
             '{"namespace": "a", "extra": 1}',
@@ -253,7 +253,7 @@ def test_value_is_one_literal_argument(wiki: Path, fake_env: Path) -> None:
     target = fake_env / "pwned"
     value = f"; touch {target}; $(touch {target}) `touch {target}` | cat"
     assert run(wiki, "echo-any", json.dumps({"text": value})) == 0
-    assert fake_calls(fake_env) == [["kubectl", "annotate", value]]
+    assert fake_calls(fake_env) == [["kubectl", "describe", value]]
     assert not target.exists()
 
 
@@ -280,7 +280,7 @@ def test_unknown_action_did_you_mean(wiki: Path, capsys: pytest.CaptureFixture[s
 def test_approval_refused_without_flag(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(wiki, "cordon", '{"node": "n1"}') == 3
     out = capsys.readouterr()
-    assert "not run: 'cordon' requires approval. Re-run with --approve to run it" in out.err
+    assert "NOTHING WAS RUN: 'cordon' changes state and needs approval" in out.err
     assert "changes: Marks the node unschedulable." in out.out
     assert fake_calls(fake_env) == []
 
@@ -292,7 +292,7 @@ def test_approval_with_flag_runs(wiki: Path, fake_env: Path) -> None:
 
 def test_dry_run_runs_nothing(wiki: Path, fake_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(wiki, "echo-any", '{"text": "a b\'c"}', "--dry-run") == 0
-    assert capsys.readouterr().out.strip() == "would run: kubectl annotate 'a b'\"'\"'c'"
+    assert capsys.readouterr().out.strip() == "would run: kubectl describe 'a b'\"'\"'c'"
     assert fake_calls(fake_env) == []
 
 

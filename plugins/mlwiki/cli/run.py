@@ -33,6 +33,7 @@ from mlwiki.runner.engine import (
     run_action,
     run_workflow,
 )
+from mlwiki.runner.target import TargetError, resolve_target
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,6 +59,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--approve", action="store_true", help="allow an action that changes state to run")
     p.add_argument("--json", action="store_true", help="print one machine-readable JSON object")
     p.add_argument("--list", action="store_true", help="list actions and workflows")
+    p.add_argument(
+        "--context",
+        metavar="KUBE_CONTEXT",
+        help="kube context for every kubectl step (default: the kubeconfig's current context; "
+        'also accepted as "kube_context" in the parameters); printed before the first step',
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="NAME",
+        help="the cluster you mean to act on: approval-gated steps refuse to run when the kube context "
+        "is for another cluster (a workflow's cluster_name parameter counts too)",
+    )
     p.add_argument("--wiki", help="wiki directory (default: ./wiki)")
     p.add_argument("--runs-dir", help="runs log directory (default: $MLWIKI_RUNS_DIR or ~/.local/state/mlwiki/runs)")
     return p
@@ -92,6 +105,9 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
         out(f"changes: {rec.get('changes', '')}")
         out(f"undo: {rec.get('undo', '')}")
         print(rec["message"], file=sys.stderr)
+    elif status == "wrong-context":
+        out(f"NOT RUN (wrong cluster): {rec['command']}")
+        print(rec["message"], file=sys.stderr)
     elif status == "answered":
         out(f"{rec['action']}: answered with --set: {json.dumps(rec.get('summary', {}), ensure_ascii=False)}")
     elif status and str(status).endswith("(runs nothing)"):
@@ -99,11 +115,30 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
     else:
         out(f"$ {rec.get('command', '')}")
         code = rec.get("exit_code")
-        out(f"status {status}, exit {code}, {rec.get('duration_s', 0)} s, raw output: {rec.get('output_path')}")
+        out(f"status {status}, exit {code}, {rec.get('duration_s', 0)} s")
         if rec.get("message"):
             print(f"{rec['action']}: {rec['message']}", file=sys.stderr)
         for name, value in (rec.get("summary") or {}).items():
             out(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+
+
+def _target(
+    opts: Options, wiki: Any, action_ids: list[str], params: Mapping[str, Any], named: str | None, cluster: str | None
+) -> None:
+    """Resolve what this run acts on, once, and say it before anything runs (on stderr, so
+    --json output stays one object)."""
+    commands = [wiki.actions[a].command for a in action_ids if a in wiki.actions]
+    try:
+        opts.target = resolve_target(
+            named,
+            params,
+            needs_kubectl=any(c[:1] == ("kubectl",) for c in commands),
+            needs_gcloud=any(c[:1] == ("gcloud",) for c in commands),
+        )
+    except TargetError as exc:
+        raise RunnerError(str(exc)) from None
+    opts.expected_cluster = cluster or (params.get("cluster_name") if isinstance(params.get("cluster_name"), str) else None)
+    print(opts.target.describe(), file=sys.stderr)
 
 
 def _required(params: Mapping[str, Parameter]) -> str:
@@ -153,9 +188,14 @@ def _main(argv: Sequence[str] | None = None) -> int:
             runs_dir=Path(args.runs_dir) if args.runs_dir else None,
         )
         params = parse_params(args.params)
+        named = params.pop("kube_context", None)
+        if named is not None and not isinstance(named, str):
+            raise RunnerError("parameter 'kube_context' must be a string (a context name from kubectl config get-contexts)")
+        named = args.context or named
         if args.workflow:
             wf = find_workflow(wiki, args.workflow)
             refuse_if_invalid(wiki, wf.page.rel)
+            _target(opts, wiki, [s.action for s in wf.steps], params, named, args.cluster)
             sets = {}
             for item in args.sets:
                 key, sep, value = item.partition("=")
@@ -163,6 +203,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
                     raise RunnerError(f"--set {item!r}: expected STEP.FIELD=VALUE")
                 sets[key] = value
             outcome = run_workflow(wiki, wf, params, opts, from_step=args.from_step, sets=sets)
+            outcome.record["target"] = opts.target.as_json() if opts.target else None
             if args.json:
                 out(json.dumps(outcome.record, indent=2, ensure_ascii=False, default=str))
             else:
@@ -174,7 +215,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
                     out(f"== stopped at step '{stop['at']}' ({stop['reason']}).")
                     if stop.get("message"):
                         out(stop["message"])
-                    if stop.get("continue"):
+                    if stop.get("continue") and stop.get("reason") == "failed":
+                        out(f"Retry this step after fixing the cause:\n  {stop['continue']}")
+                        if stop.get("skip"):
+                            out(f"Or skip it and go on with the next step:\n  {stop['skip']}")
+                    elif stop.get("continue"):
                         out(f"Continue with:\n  {stop['continue']}")
                 elif not args.dry_run:
                     out("== workflow complete")
@@ -183,7 +228,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
             raise RunnerError("--from and --set only apply with --workflow")
         action = find_action(wiki, args.action)
         refuse_if_invalid(wiki, action.page.rel)
+        _target(opts, wiki, [action.id], params, named, args.cluster)
         outcome = run_action(wiki, action, params, opts)
+        outcome.record["target"] = opts.target.as_json() if opts.target else None
         if args.json:
             out(json.dumps(outcome.record, indent=2, ensure_ascii=False, default=str))
         else:

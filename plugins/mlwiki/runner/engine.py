@@ -27,6 +27,7 @@ from mlwiki.core.params import STEP_TEMPLATE, ParameterError, check_value, resol
 from mlwiki.runner.argv import build_argv, fill_text, validate
 from mlwiki.runner.audit import RunLog
 from mlwiki.runner.execute import run_argv
+from mlwiki.runner.target import Target, cluster_mismatch, with_target
 
 T = TypeVar("T")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -66,6 +67,8 @@ class Options:
     ask: Callable[[str], bool] | None = None
     runs_dir: Path | None = None
     out: Callable[[str], None] = field(default=lambda s: print(s))
+    target: Target | None = None  # resolved once per run; None in library use without a CLI
+    expected_cluster: str | None = None  # --cluster, or the run's cluster_name parameter
 
 
 def check_id(kind: str, value: str) -> None:
@@ -159,6 +162,8 @@ def run_action(
         text = fill_text(action.instructions, values)
         return Outcome(EXIT_OK, {"status": "manual", "action": action.id, "instructions": text, "parameters": values})
     argv = build_argv(action, values)
+    if opts.target is not None:
+        argv = with_target(argv, opts.target)
     record: dict[str, Any] = {
         "action": action.id,
         "argv": argv,
@@ -168,9 +173,17 @@ def run_action(
     gated = needs_approval(action)
     if opts.dry_run:
         return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": gated})
+    if gated and opts.target is not None:
+        wrong = cluster_mismatch(opts.target, {"cluster_name": opts.expected_cluster, **dict(given)})
+        if wrong:
+            return Outcome(
+                EXIT_APPROVAL,
+                {"status": "wrong-context", **record, "message": f"NOTHING WAS RUN: {wrong}"},
+            )
     if gated and not approved:
         changes, undo = approval_texts(action)
-        question = f"{action.id} changes state: {changes}\nRun `{quote_argv(argv)}`?"
+        where = f"\n{opts.target.describe()}" if opts.target is not None else ""
+        question = f"{action.id} changes state: {changes}{where}\nRun `{quote_argv(argv)}`?"
         if not (opts.ask and opts.ask(question)):
             again = runner_command("action", action.id, given, extra=["--approve"])
             return Outcome(
@@ -191,7 +204,8 @@ def run_action(
         log = RunLog(default_runs_dir())
     run_id = log.new_run_id(action.id)
     out_path = log.output_path(run_id)
-    log.append("started", run_id, action=action.id, argv=argv, parameters=values)
+    target = opts.target.as_json() if opts.target is not None else None
+    log.append("started", run_id, action=action.id, argv=argv, parameters=values, target=target)
     try:
         result = run_argv(action, argv, out_path, float(action.timeout_s))
     except KeyboardInterrupt:
@@ -389,7 +403,7 @@ def run_workflow(
             break
         first = i == start
         if opts.dry_run:
-            rec = _dry_step(wiki, action, values)
+            rec = _dry_step(wiki, action, values, opts.target)
             records.append({"step": step.id, **rec})
             i += 1
             continue
@@ -415,6 +429,10 @@ def run_workflow(
             break
         outcome = run_action(wiki, action, values, opts, approved=opts.approve and first)
         records.append({"step": step.id, **outcome.record})
+        if outcome.record.get("status") == "wrong-context":
+            stop = {"at": step.id, "reason": "wrong-context", "message": outcome.record["message"]}
+            code = EXIT_STOPPED
+            break
         if outcome.code == EXIT_APPROVAL:
             stop = {
                 "at": step.id,
@@ -424,7 +442,13 @@ def run_workflow(
             code = EXIT_STOPPED
             break
         if outcome.code != EXIT_OK:
-            stop = {"at": step.id, "reason": "failed", "continue": resume_command(wf, given, step.id)}
+            nxt = step.index + 1
+            stop = {
+                "at": step.id,
+                "reason": "failed",
+                "continue": resume_command(wf, given, step.id),
+                "skip": resume_command(wf, given, wf.steps[nxt].id) if nxt < len(wf.steps) else "",
+            }
             code = outcome.code
             break
         outputs[step.id] = outcome.record.get("summary", {})
@@ -455,7 +479,7 @@ def _next_index(wf: Workflow, step: Step, outputs: Mapping[str, Any]) -> int:
     return step.index + 1
 
 
-def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str, Any]:
+def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any], target: Target | None = None) -> dict[str, Any]:
     """Dry-run view of a step: placeholders for values only a real run would know."""
     if action.execution_mode != "command":
         return {"action": action.id, "status": f"{action.execution_mode} step (runs nothing)"}
@@ -484,6 +508,8 @@ def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any]) -> dict[str
             a = t  # partly filled: shown as its template
         if a is not None:
             argv.append(a)
+    if target is not None:
+        argv = with_target(argv, target)
     return {
         "action": action.id,
         "status": "dry-run",

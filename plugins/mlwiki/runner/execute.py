@@ -7,6 +7,7 @@ Ctrl-C -> read stdout -> summary fields.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -52,6 +53,37 @@ class RunResult:
             "output_path": self.output_path,
             "message": self.message,
         }
+
+
+# Failures every on-call meets, matched on stderr, each with the one-line fix. Patterns are the
+# tools' own wording (kubectl 1.32, gcloud 528 on this machine with no cluster and no account).
+KNOWN_FAILURES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"You do not currently have an active account selected", re.I), "log in: gcloud auth login (or gcloud config set account ACCOUNT)"),
+    (re.compile(r"Reauthentication failed|There was a problem refreshing your current auth tokens|invalid_grant", re.I), "credentials expired: gcloud auth login"),
+    (re.compile(r"The connection to the server .* was refused", re.I), "kubectl cannot reach the cluster: check the context (kubectl config current-context) and fetch credentials with gcloud container clusters get-credentials CLUSTER --location LOCATION --project PROJECT"),
+    (re.compile(r"Unable to connect to the server", re.I), "kubectl cannot reach the API server: check the network/VPN and the context (kubectl config current-context)"),
+    (re.compile(r"\(Forbidden\)|\bis forbidden\b|PERMISSION_DENIED|does not have .*permission", re.I), "your identity lacks the permission named above: ask for the role, or run as an account that has it"),
+    (re.compile(r"\(NotFound\)|\bnot found\b|NOT_FOUND", re.I), "the object named above does not exist here: check the name, the namespace (-n) and the context or project"),
+    (re.compile(r"The project property is set to the empty string|project .* not found or deleted|The project property must be set", re.I), "wrong or missing project: pass project_id, or gcloud config set project PROJECT"),
+    (re.compile(r"context was not found for specified context|cannot locate context", re.I), "no such kube context: kubectl config get-contexts lists the ones you have"),
+)
+CONTEXT_LINES = 3
+
+
+def explain_failure(exit_code: int | None, stderr: str, out_path: Path, err_path: Path) -> str:
+    """The first error line of stderr with a few lines after it, the files that hold the whole
+    output, and the fix for a failure we know."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    first = next((i for i, ln in enumerate(lines) if re.search(r"error|fatal|denied|refused|not found|invalid", ln, re.I)), 0)
+    shown = lines[first : first + 1 + CONTEXT_LINES]
+    parts = [f"exited with code {exit_code}"]
+    if shown:
+        parts.append("first error:\n    " + "\n    ".join(shown))
+    fix = next((fix for rx, fix in KNOWN_FAILURES if rx.search(stderr)), None)
+    if fix:
+        parts.append(f"fix: {fix}")
+    parts.append(f"stdout: {out_path}\n  stderr: {err_path}")
+    return "\n  ".join(parts)
 
 
 def missing_executable(argv0: str) -> str:
@@ -101,8 +133,8 @@ def run_argv(action: Action, argv: list[str], out_path: Path, timeout_s: float) 
     with open(out_path, "rb") as f:
         stdout = f.read(MAX_SUMMARY_BYTES).decode("utf-8", errors="replace")
     if result.exit_code != 0:
-        tail = err_path.read_bytes()[-2000:].decode("utf-8", errors="replace").strip()
-        result.message = f"exited with code {result.exit_code}" + (f": {tail.splitlines()[-1]}" if tail else "")
+        head = err_path.read_bytes()[:20000].decode("utf-8", errors="replace")
+        result.message = explain_failure(result.exit_code, head, out_path, err_path)
         return result
     try:
         result.summary = extract(action, stdout)

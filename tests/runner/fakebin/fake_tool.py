@@ -47,6 +47,11 @@ def main() -> int:
     if log:
         with open(log, "a", encoding="utf-8") as f:
             f.write(json.dumps(argv) + "\n")
+    if len(argv) > 1 and argv[1] == "config":
+        # The runner's target lookup (kubectl config view / gcloud config list): no kubeconfig
+        # and no gcloud account here, like a fresh machine.
+        print("{}")
+        return 0
     if os.environ.get("FAKE_SLEEP"):
         # A grandchild in the same process group: the runner must kill the whole group.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])

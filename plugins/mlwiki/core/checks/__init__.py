@@ -32,6 +32,7 @@ CHECKS: tuple[Check, ...] = (
     actions.check_approval,
     workflows.check_steps,
     content.check_symptoms,
+    content.check_shared_signatures,
     content.check_unsafe_html,
     content.check_index,
 )

@@ -38,6 +38,35 @@ def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
             )
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def check_shared_signatures(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
+    """A signature text on two symptom pages routes one log line to two pages: an error unless
+    each page lists the other in that signature's ``shared_with`` (with a ``tell_apart``)."""
+    owners: dict[str, list[tuple[str, int]]] = {}
+    for sym in wiki.symptoms.values():
+        for s in sym.signatures:
+            owners.setdefault(_norm(s.text), []).append((sym.id, s.index))
+    for text, where in owners.items():
+        ids = sorted({i for i, _ in where})
+        if len(ids) < 2:
+            continue
+        for sym_id, index in where:
+            sym = wiki.symptoms[sym_id]
+            sig = sym.signatures[index]
+            others = [i for i in ids if i != sym_id]
+            missing = [i for i in others if i not in sig.shared_with]
+            if missing:
+                yield Diagnostic(
+                    "MLW043",
+                    f"signature '{text[:80]}' is also on " + ", ".join(f"'{i}'" for i in missing),
+                    sym.page.loc(("signatures", index, "text")),
+                    hint="keep it on one page, or list the other page in 'shared_with' with a 'tell_apart'",
+                )
+
+
 def check_unsafe_html(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
     for page in wiki.pages.values():
         for line, col, what in find_unsafe_html(page.masked_body, page.body_line):
