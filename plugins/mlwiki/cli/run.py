@@ -92,6 +92,8 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
     status = rec.get("status")
     if status == "dry-run":
         out(f"would run: {rec['command']}")
+        if rec.get("missing"):
+            out(f"  (still to fill in before a real run: {', '.join(rec['missing'])})")
         if rec.get("requires_approval"):
             out("  (this action changes state: it needs --approve to run)")
     elif status == "ai":
@@ -223,6 +225,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
                         out(f"Continue with:\n  {stop['continue']}")
                 elif not args.dry_run:
                     out("== workflow complete")
+                if args.dry_run and outcome.record.get("missing"):
+                    out("== still to fill in before a real run: " + ", ".join(outcome.record["missing"]))
             return outcome.code
         if args.from_step or args.sets:
             raise RunnerError("--from and --set only apply with --workflow")

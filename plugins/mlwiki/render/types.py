@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from mlwiki.core.approval import needs_approval
-from mlwiki.core.commands import runner_command, runner_prefix, sample_values
-from mlwiki.core.model import Action, Cause, Page, Symptom, Workflow
+from mlwiki.core.commands import runner_command, runner_prefix
+from mlwiki.core.model import Action, Cause, Page, Parameter, Symptom, Workflow
 from mlwiki.render.diagram import render_diagram, render_fallback
 from mlwiki.render.html import attrs, esc
 from mlwiki.render.page import Author, SiteMap, author_markdown, id_links, pre, pre_text, rewrite_wikilinks, source_link
@@ -117,42 +118,45 @@ def _param_table(params: dict[str, object] | None, action: Action | Workflow) ->
 def _form(action: Action | Workflow) -> str:
     """Parameter form; mlwiki.js fills every command on the page and keeps values in the URL."""
     fields = []
-    samples = sample_values(action.parameters)
     for name, p in action.parameters.items():
-        value = samples.get(name)
-        label = f"{name}{' *' if p.required and p.default is None else ''}"
-        placeholder = None if p.default is None else f"default {p.default}"
+        required = p.required and p.default is None
+        label = f"{name}{' *' if required else ''}"
+        # The example is a hint, never a value: a half-filled form must not copy a believable command.
+        hint = f"e.g. {p.example}" if p.example is not None else (f"default {p.default}" if p.default is not None else None)
         if p.enum:
-            options = "".join(
-                f"<option {attrs(value=e, selected='selected' if e == value else None)}>{esc(e)}</option>"
-                for e in p.enum
-            )
-            blank = "" if value is not None else '<option value="">(default)</option>'
-            control = f"<select {attrs(name=name, data_type=p.type)}>{blank}{options}</select>"
+            options = "".join(f"<option {attrs(value=e)}>{esc(e)}</option>" for e in p.enum)
+            blank = f'<option value="">{"(choose)" if required else "(default)"}</option>'
+            control = f"<select {attrs(name=name, data_type=p.type, required='required' if required else None)}>{blank}{options}</select>"
         else:
-            control = f"<input {attrs(name=name, type='text', data_type=p.type, value=value, placeholder=placeholder, title=p.description, autocomplete='off', spellcheck='false')}>"
-        fields.append(f'<label class="mlw-field"><span>{esc(label)}</span>{control}</label>')
+            control = (
+                f"<input {attrs(name=name, type='text', data_type=p.type, placeholder=hint, data_pattern=p.pattern, aria_describedby=f'mlw-d-{name}', required='required' if required else None, autocomplete='off', spellcheck='false')}>"
+            )
+        desc = f'<small class="mlw-field-desc" id="mlw-d-{esc(name)}">{esc(p.description)}</small>'
+        error = f'<small class="mlw-field-error" data-mlw-error="{esc(name)}" hidden></small>'
+        fields.append(f'<label class="mlw-field"><span>{esc(label)}</span>{control}{desc}{error}</label>')
     if not fields:
         return ""
     return (
         '<form class="mlw-form" data-mlw-form="1" action="#">'
-        '<p class="mlw-form-help">Fill in your values: every command on this page updates, and the URL keeps them so you can share the link.</p>'
+        '<p class="mlw-form-help">Fill in your values (* required): every command on this page updates, and the URL keeps them '
+        "so you can share the link. Until a field is filled, commands show it as a <code>&lt;name&gt;</code> hole; a dry run shows what is still missing.</p>"
         + "".join(fields)
         + "</form>\n\n"
     )
 
 
-def _cmd_spec(
-    prefix: str,
-    names: list[str],
-    types: dict[str, str],
-    suffix: str = "",
-    base: dict[str, object] | None = None,
-) -> str:
-    return json.dumps(
-        {"prefix": prefix, "params": names, "types": types, "suffix": suffix, "base": base or {}},
-        sort_keys=True,
-    )
+def _required(params: Mapping[str, Parameter]) -> list[str]:
+    return [n for n, p in params.items() if p.required and p.default is None]
+
+
+def hole_values(params: Mapping[str, Parameter]) -> dict[str, object]:
+    """What an unfilled form shows: a ``<name>`` hole for every required parameter."""
+    return {n: f"<{n}>" for n in _required(params)}
+
+
+def _cmd_spec(prefix: str, spec: Mapping[str, object], suffix: str = "") -> str:
+    """What mlwiki.js needs to rebuild a command from the form (holes for empty required fields)."""
+    return json.dumps({"prefix": prefix, **spec, "suffix": suffix}, sort_keys=True)
 
 
 def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
@@ -177,21 +181,24 @@ def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
     )
     parts.append("## Run it {#mlw-run}\n\n")
     parts.append(_form(action))
-    samples = sample_values(action.parameters)
+    holes = hole_values(action.parameters)
     types = {n: p.type for n, p in action.parameters.items()}
     prefix = runner_prefix("action", action.id)
-    suffix = "--approve" if needs_approval(action) else ""
-    parts.append(
-        pre(
-            runner_command("action", action.id, samples, extra=[suffix]),
-            "mlw-runner",
-            _cmd_spec(prefix, list(action.parameters), types, suffix),
+    spec = {"params": list(action.parameters), "types": types, "required": _required(action.parameters)}
+    dry = runner_command("action", action.id, holes, extra=["--dry-run"])
+    if needs_approval(action):
+        parts.append("<p>First, preview the exact command; nothing runs:</p>\n\n")
+        parts.append(pre(dry, "mlw-runner", _cmd_spec(prefix, spec, "--dry-run")))
+        parts.append(
+            '\n\n<details class="mlw-approve"><summary><span class="mlw-approve-box" aria-hidden="true"></span> '
+            f"I have checked the dry run and want the command that changes state: {esc(action.changes)}</summary>"
+            + pre(runner_command("action", action.id, holes, extra=["--approve"]), "mlw-runner mlw-approve-cmd", _cmd_spec(prefix, spec, "--approve"))
+            + f'<p class="mlw-undo"><strong>Undo:</strong> {esc(action.undo)}</p></details>\n\n'
         )
-    )
-    parts.append("\n\n")
-    dry = runner_command("action", action.id, samples, extra=["--dry-run"])
-    parts.append("<p>Preview the exact command without running anything:</p>\n\n")
-    parts.append(pre(dry, "mlw-runner", _cmd_spec(prefix, list(action.parameters), types, "--dry-run")))
+    else:
+        parts.append(pre(runner_command("action", action.id, holes), "mlw-runner", _cmd_spec(prefix, spec)))
+        parts.append("\n\n<p>Preview the exact command without running anything:</p>\n\n")
+        parts.append(pre(dry, "mlw-runner", _cmd_spec(prefix, spec, "--dry-run")))
     parts.append("\n\n## Parameters {#mlw-parameters}\n\n")
     parts.append(_param_table(None, action))
     if action.execution_mode == "command":
@@ -224,19 +231,15 @@ def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
 def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
     wiki = site.wiki
     href_of = {s.action: site.href(here, s.action) for s in wf.steps if s.action in wiki.pages}
-    samples = sample_values(wf.parameters)
+    samples = hole_values(wf.parameters)
     types = {n: p.type for n, p in wf.parameters.items()}
     prefix = runner_prefix("workflow", wf.id)
+    spec = {"params": list(wf.parameters), "types": types, "required": _required(wf.parameters)}
     parts = ["## Run it {#mlw-run}\n\n", _form(wf)]
-    parts.append(pre(runner_command("workflow", wf.id, samples), "mlw-runner", _cmd_spec(prefix, list(wf.parameters), types)))
-    parts.append("\n\n<p>Preview every step's exact command first:</p>\n\n")
-    parts.append(
-        pre(
-            runner_command("workflow", wf.id, samples, extra=["--dry-run"]),
-            "mlw-runner",
-            _cmd_spec(prefix, list(wf.parameters), types, "--dry-run"),
-        )
-    )
+    parts.append("<p>First, preview every step's exact command; nothing runs:</p>\n\n")
+    parts.append(pre(runner_command("workflow", wf.id, samples, extra=["--dry-run"]), "mlw-runner", _cmd_spec(prefix, spec, "--dry-run")))
+    parts.append("\n\n<p>Then run it. Steps that change state stop and print the command to approve them:</p>\n\n")
+    parts.append(pre(runner_command("workflow", wf.id, samples), "mlw-runner", _cmd_spec(prefix, spec)))
     parts.append("\n\n## Steps {#mlw-steps}\n\n")
     parts.append('<figure class="mlw-figure">' + render_diagram(wf, wiki.actions, href_of) + "</figure>\n\n")
     parts.append('<div class="mlw-sr-only">' + render_fallback(wf, wiki.actions, href_of) + "</div>\n\n")
@@ -260,7 +263,7 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
             pre(
                 resume,
                 "mlw-runner mlw-resume",
-                _cmd_spec(prefix, list(wf.parameters), types, f"--from {step.id}"),
+                _cmd_spec(prefix, spec, f"--from {step.id}"),
             )
             if resume
             else ""

@@ -27,8 +27,12 @@ def check_no_shell_syntax(p: Parameter, text: str) -> None:
 
 
 def validate(action: Action, given: Mapping[str, Any]) -> dict[str, str]:
+    return validate_with(action, action.parameters, given)
+
+
+def validate_with(action: Action, params: Mapping[str, Parameter], given: Mapping[str, Any]) -> dict[str, str]:
     text_input = action.execution_mode != "command"
-    values = resolve_values(action.parameters, given, text_input=text_input)
+    values = resolve_values(params, given, text_input=text_input)
     if text_input:
         return values
     for name, text in values.items():

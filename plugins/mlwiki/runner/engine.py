@@ -14,7 +14,7 @@ import re
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -24,7 +24,7 @@ from mlwiki.core.commands import runner_command
 from mlwiki.core.diagnostics import Diagnostic, Severity, did_you_mean
 from mlwiki.core.model import Action, Parameter, Step, Wiki, Workflow
 from mlwiki.core.params import STEP_TEMPLATE, ParameterError, check_value, resolve_values
-from mlwiki.runner.argv import build_argv, fill_text, validate
+from mlwiki.runner.argv import build_argv, fill_text, validate, validate_with
 from mlwiki.runner.audit import RunLog
 from mlwiki.runner.execute import run_argv
 from mlwiki.runner.target import Target, cluster_mismatch, with_target
@@ -122,6 +122,22 @@ def prompt_package(action: Action, values: Mapping[str, str], context: Mapping[s
     }
 
 
+def _holes(action: Action, given: Mapping[str, Any]) -> list[str]:
+    """Parameters a dry run shows as ``<name>``: given as that very hole, or required and missing."""
+    return [
+        n
+        for n, p in action.parameters.items()
+        if given.get(n) == f"<{n}>" or (n not in given and p.required and p.default is None)
+    ]
+
+
+def _partial(action: Action, given: Mapping[str, Any], holes: list[str]) -> dict[str, str]:
+    """Validate the values a dry run was given; each hole fills as ``<name>`` (never run)."""
+    relaxed = {n: (replace(p, required=False) if n in holes else p) for n, p in action.parameters.items()}
+    values = validate_with(action, relaxed, {k: v for k, v in given.items() if k not in holes})
+    return {**values, **{n: f"<{n}>" for n in holes}}
+
+
 def approval_texts(action: Action) -> tuple[str, str]:
     """What the action changes and how to undo it; for a command gated by rule although its page
     says otherwise, the rule's own words (the page's are missing or cannot be trusted)."""
@@ -149,9 +165,14 @@ def run_action(
     context: Mapping[str, Any] | None = None,
     approved: bool | None = None,
 ) -> Outcome:
-    """Run one action; never raises for a failed command, only for bad input (RunnerError)."""
+    """Run one action; never raises for a failed command, only for bad input (RunnerError).
+
+    A dry run accepts missing required values and ``<name>`` holes (what the site's form shows
+    before it is filled): they stay visible as ``<name>`` in the printed command, and the record
+    lists them under ``missing``, so one dry run shows everything still to collect."""
+    holes = _holes(action, given) if opts.dry_run and action.execution_mode == "command" else []
     try:
-        values = validate(action, given)
+        values = _partial(action, given, holes) if holes else validate(action, given)
     except ParameterError as exc:
         raise RunnerError(f"{action.id}: {exc}") from None
     approved = opts.approve if approved is None else approved
@@ -172,7 +193,7 @@ def run_action(
     }
     gated = needs_approval(action)
     if opts.dry_run:
-        return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": gated})
+        return Outcome(EXIT_OK, {"status": "dry-run", **record, "requires_approval": gated, "missing": holes})
     if gated and opts.target is not None:
         wrong = cluster_mismatch(opts.target, {"cluster_name": opts.expected_cluster, **dict(given)})
         if wrong:
@@ -358,10 +379,20 @@ def run_workflow(
     from_step: str | None = None,
     sets: Mapping[str, str] | None = None,
 ) -> Outcome:
+    holes: list[str] = []
+    if opts.dry_run:
+        # A dry run shows missing values as <name> holes instead of stopping at the first one.
+        holes = [
+            n
+            for n, p in wf.parameters.items()
+            if given.get(n) == f"<{n}>" or (n not in given and p.required and p.default is None)
+        ]
     try:
-        params = resolve_values(wf.parameters, given)
+        relaxed = {n: (replace(p, required=False) if n in holes else p) for n, p in wf.parameters.items()}
+        params = resolve_values(relaxed, {k: v for k, v in given.items() if k not in holes})
     except ParameterError as exc:
         raise RunnerError(f"{wf.id}: {exc}") from None
+    params.update({n: f"<{n}>" for n in holes})
     from mlwiki.runner.audit import default_runs_dir
 
     runs_dir = opts.runs_dir or default_runs_dir()
@@ -463,6 +494,7 @@ def run_workflow(
             "steps": records,
             "stopped": stop,
             "status": "dry-run" if opts.dry_run else ("stopped" if stop else "complete"),
+            "missing": holes,
         },
     )
 

@@ -38,6 +38,7 @@ class Target:
     account: str | None
     project: str | None
     source: str  # where the context came from: "named", "current", "none"
+    gcloud_checked: bool = False
 
     def describe(self) -> str:
         ctx = (
@@ -45,7 +46,9 @@ class Target:
             if self.kube_context
             else "no kube context (kubectl steps will use whatever kubectl finds)"
         )
-        gc = f"gcloud account {self.account or '(none)'}, project {self.project or '(none)'}"
+        if not self.gcloud_checked:
+            return f"target: {ctx}"
+        gc = f"gcloud account {self.account or '(none: gcloud auth login)'}, project {self.project or '(none)'}"
         return f"target: {ctx}; {gc}"
 
     def as_json(self) -> dict[str, Any]:
@@ -110,7 +113,7 @@ def resolve_target(named_context: str | None, params: Mapping[str, Any], needs_k
             project = core.get("project")
     if isinstance(given_project, str) and given_project:
         project = given_project
-    return Target(context, cluster, user, account, project, source)
+    return Target(context, cluster, user, account, project, source, gcloud_checked=needs_gcloud)
 
 
 def with_target(argv: list[str], target: Target) -> list[str]:

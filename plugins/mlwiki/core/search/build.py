@@ -40,7 +40,19 @@ def document(wiki: Wiki, page: Page, exclude: Exclusions | None = None) -> dict[
         "summary": page.summary,
         "aliases": list(page.aliases),
         "signatures": sigs,
+        **_symptom_fields(wiki, page.id),
     }
+
+
+def _symptom_fields(wiki: Wiki, page_id: str) -> dict[str, Any]:
+    """What triage needs of a symptom beyond its signatures: its echoes and its workflows."""
+    sym = wiki.symptoms.get(page_id)
+    if sym is None:
+        return {}
+    out: dict[str, Any] = {"workflows": list(sym.workflows)}
+    if sym.echo_of:
+        out["echo_of"] = list(sym.echo_of)
+    return out
 
 
 def _fields(wiki: Wiki, page: Page, exclude: Exclusions | None = None) -> dict[str, list[str]]:

@@ -23,17 +23,37 @@
   }
 
   function render(spec, form) {
-    var values = {}, keys = [];
+    var values = {}, keys = [], required = spec.required || [];
     spec.params.forEach(function (name) {
       var el = form ? form.elements.namedItem(name) : null;
       var raw = el ? el.value : "";
       if (raw !== "") { values[name] = typed(raw, spec.types[name]); keys.push(name); }
+      else if (required.indexOf(name) >= 0) { values[name] = "<" + name + ">"; keys.push(name); }
     });
     var cmd = spec.prefix + " " + shellQuote(pyJson(values, keys));
     return spec.suffix ? cmd + " " + spec.suffix : cmd;
   }
 
+  // Python's re.fullmatch for the patterns the wiki uses (no lookbehind, no named groups).
+  function fullMatch(pattern, value) {
+    try { return new RegExp("^(?:" + pattern + ")$", "u").test(value); } catch (e) { return true; }
+  }
+
+  function check(el) {
+    var pattern = el.getAttribute("data-pattern");
+    var msg = el.form ? el.form.querySelector('[data-mlw-error="' + el.name + '"]') : null;
+    var bad = el.value !== "" && pattern && !fullMatch(pattern, el.value);
+    if (!bad && el.value !== "" && el.value.charAt(0) === "-") bad = true;
+    el.setAttribute("aria-invalid", bad ? "true" : "false");
+    if (msg) {
+      msg.hidden = !bad;
+      msg.textContent = bad ? "Does not match this parameter's rule (" + pattern + "); the runner will refuse it." : "";
+    }
+    return !bad;
+  }
+
   function update(form, pushUrl) {
+    Array.prototype.forEach.call(form.elements, function (el) { if (el.name && el.tagName === "INPUT") check(el); });
     document.querySelectorAll("code[data-mlw-cmd]").forEach(function (code) {
       var spec;
       try { spec = JSON.parse(code.getAttribute("data-mlw-cmd")); } catch (e) { return; }
@@ -63,7 +83,7 @@
     update(form, false);
   }
 
-  window.mlwiki = { shellQuote: shellQuote, pyJson: pyJson, render: render };
+  window.mlwiki = { shellQuote: shellQuote, pyJson: pyJson, render: render, fullMatch: fullMatch };
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
     window.document$.subscribe(init);
   } else if (document.readyState === "loading") {

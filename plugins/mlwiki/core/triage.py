@@ -1,0 +1,664 @@
+"""Triage a whole log: stream megabytes from many workers, find the lines that match a symptom's
+signatures as message shapes, tell the first failure from its echoes, and route it.
+
+Built once from the search payload (the same documents the site and the query CLI rank):
+
+    payload docs -> Shape per signature (constant words in order; numbers, hex, sizes, ranks,
+    pids, IPs, host/pod names, paths and timestamps are variable on both sides)
+    -> one prefilter regex (a trie of each shape's rarest constant word, lower case)
+    -> streamed input in 1 MiB blocks: prefilter hits -> their lines -> exact shape check
+    -> per page: first occurrence (file, line, timestamp), count, workers, matched lines
+    -> error-looking lines that match no shape: kept (first, count) and ranked by search
+    -> ranking: pages that are echoes (``echo_of`` another matched page) below the pages they
+       echo; then earliest first occurrence; then count.
+
+Memory stays constant: only counts, first occurrences and a few example lines are kept, and a
+line longer than ``MAX_LINE`` is examined in windows around its prefilter hits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import sys
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+BLOCK = 4 << 20
+MAX_LINE = 8192
+MAX_EVIDENCE = 5
+MAX_UNMATCHED = 50
+BINARY_PROBE = 65536
+# Bytes of text: printable ASCII, tab, newline, carriage return, escape (ANSI colours), UTF-8.
+TEXT_BYTES = bytes([7, 8, 9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
+
+# Tokens: runs of word characters with inner . : - / (so "ProcessGroupNCCL.cpp", "10.0.0.1:8476",
+# "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each).
+TOKEN = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.:/\-]*[A-Za-z0-9_])?")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+VAR = "\x00"
+# Words too common in ordinary logs to anchor a prefilter on.
+COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "was",
+        "were",
+        "not",
+        "are",
+        "has",
+        "have",
+        "into",
+        "error",
+        "errors",
+        "failed",
+        "failure",
+        "info",
+        "warning",
+        "warn",
+        "debug",
+        "true",
+        "false",
+        "none",
+        "null",
+        "process",
+        "processes",
+        "rank",
+        "ranks",
+        "node",
+        "nodes",
+        "pod",
+        "pods",
+        "time",
+        "timeout",
+        "checkpoint",
+        "checkpoints",
+        "scheduled",
+        "scheduler",
+        "successfully",
+        "request",
+        "requests",
+        "client",
+        "worker",
+        "workers",
+        "training",
+        "train",
+        "saved",
+        "userwarning",
+        "deprecated",
+        "started",
+        "finished",
+        "running",
+        "loading",
+        "model",
+        "batch",
+        "epoch",
+        "server",
+        "service",
+        "status",
+        "image",
+        "match",
+        "step",
+        "steps",
+        "loss",
+        "version",
+        "using",
+        "default",
+    ]
+)
+ERRORISH = re.compile(
+    r"(?:^|[\s\]:])(?:[EF]\d{4} \d\d:\d\d|ERROR\b|FATAL\b|CRITICAL\b|Traceback \(most recent call last\)|"
+    r"[A-Za-z_.]*(?:Error|Exception)\b:|Check failed|terminate called|error:|panic:)"
+)
+ERROR_WORDS = ("error", "fatal", "critical", "traceback", "exception", "check failed", "terminate called", "panic:")
+TIMESTAMPS = (
+    re.compile(r"(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d+))?"),
+    re.compile(r"(?:^|[\[\s])[IWEF](?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d+))?"),
+)
+WORKER = re.compile(
+    r"\[rank(?P<rank>\d+)\]|\bRank (?P<rank2>\d+)\b|\[pod/(?P<pod>[^/\]\s]+)|\b(?P<worker>worker-\d+)\b|\bhost(?:name)?[=:]\s*(?P<host>[\w.-]+)"
+)
+
+
+def is_variable(token: str) -> bool:
+    """A token that differs between runs: it holds a digit, or is a path."""
+    return any(c.isdigit() for c in token) or "/" in token
+
+
+def shape_tokens(text: str) -> list[str]:
+    """Lower-case constant words of ``text``, with one ``VAR`` marker per run of variable tokens."""
+    out: list[str] = []
+    for tok in TOKEN.findall(text):
+        if is_variable(tok):
+            if not out or out[-1] != VAR:
+                out.append(VAR)
+        else:
+            out.append(tok.lower())
+    return out
+
+
+@dataclass(frozen=True)
+class Shape:
+    page: str
+    text: str  # the signature as written
+    tokens: tuple[str, ...]  # constant words and VAR markers, without leading/trailing VAR
+    anchor: str
+
+    def matches(self, line_tokens: Sequence[str]) -> bool:
+        """The shape's tokens occur contiguously in the line's tokens."""
+        n, first = len(self.tokens), self.tokens[0]
+        for i in range(len(line_tokens) - n + 1):
+            if line_tokens[i] == first and tuple(line_tokens[i : i + n]) == self.tokens:
+                return True
+        return False
+
+
+def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
+    """One Shape per signature specific enough to match a line by itself: at least two constant
+    words, or one constant word of 12+ characters (``scale.up.error.quota.exceeded``)."""
+    shapes = []
+    for doc in docs:
+        for text in doc.get("signatures") or ():
+            toks = shape_tokens(text)
+            while toks and toks[0] == VAR:
+                toks.pop(0)
+            while toks and toks[-1] == VAR:
+                toks.pop()
+            words = [t for t in toks if t != VAR]
+            if not words or (len(words) < 2 and len(words[0]) < 12):
+                continue
+            # The prefilter anchor: the longest uncommon word (identifiers such as
+            # processgroupnccl.cpp or ncclinternalerror are rare in ordinary log lines).
+            anchors = [w for w in words if w not in COMMON and len(w) >= 5] or [w for w in words if len(w) >= 4]
+            if not anchors:
+                continue
+            anchor = max(anchors, key=lambda w: (len(w), w))
+            shapes.append(Shape(doc["ref"], text, tuple(toks), anchor))
+    return shapes
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass
+class PageHit:
+    page: str
+    count: int = 0
+    first: dict[str, Any] | None = None
+    first_key: tuple[Any, ...] = ()
+    workers: set[str] = field(default_factory=set)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    signatures: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Unmatched:
+    line: str
+    count: int
+    first: dict[str, Any]
+    first_key: tuple[Any, ...]
+
+
+@dataclass
+class Report:
+    hits: dict[str, PageHit]
+    unmatched: list[Unmatched]
+    bytes_read: int
+    lines_read: int
+    files: list[str]
+    problems: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "bytes_read": self.bytes_read,
+            "lines_read": self.lines_read,
+            "files": self.files,
+            "problems": self.problems,
+        }
+
+
+def _timestamp(line: str) -> tuple[int, ...] | None:
+    for rx in TIMESTAMPS:
+        m = rx.search(line[:200])
+        if m:
+            g = m.groupdict()
+            frac = (g.get("f") or "0")[:6].ljust(6, "0")
+            return (int(g.get("y") or 0), int(g["mo"]), int(g["d"]), int(g["h"]), int(g["mi"]), int(g["s"]), int(frac))
+    return None
+
+
+def _worker(line: str, source: str, many_files: bool) -> str:
+    m = WORKER.search(line[:300])
+    if m:
+        for key in ("rank", "rank2"):
+            if m.group(key):
+                return f"rank {m.group(key)}"
+        for key in ("pod", "worker", "host"):
+            if m.group(key):
+                return m.group(key)
+    if not many_files:
+        return ""
+    name = Path(source).name
+    for suffix in (".gz", ".log", ".txt", ".out", ".err"):
+        name = name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
+    return name
+
+
+# A scanned line: (line number within its block, 0-based; text; indexes of the shapes it
+# matched; whether it looks like an error)
+Found = tuple[int, str, tuple[int, ...], bool]
+_WORKER_TRIAGE: Triage | None = None
+
+
+def _init_worker(docs: Sequence[Mapping[str, Any]]) -> None:
+    global _WORKER_TRIAGE
+    _WORKER_TRIAGE = Triage(docs)
+
+
+def _scan_in_worker(block: bytes) -> tuple[int, list[Found]]:
+    assert _WORKER_TRIAGE is not None
+    return _WORKER_TRIAGE.scan_block(block)
+
+
+class Triage:
+    """The matcher, built once per payload; :meth:`run` may be called many times."""
+
+    def __init__(self, docs: Sequence[Mapping[str, Any]]) -> None:
+        self.doc_list = list(docs)
+        self.docs = {d["ref"]: d for d in docs}
+        self.shapes = compile_shapes(docs)
+        self.by_anchor: dict[str, list[int]] = {}
+        for i, s in enumerate(self.shapes):
+            self.by_anchor.setdefault(s.anchor, []).append(i)
+        words = sorted(set(self.by_anchor) | set(ERROR_WORDS))
+        self.prefilter = re.compile(_trie_pattern(words))
+        self.echo_of = {d["ref"]: tuple(d.get("echo_of") or ()) for d in docs}
+
+    def scan_block(self, block: bytes) -> tuple[int, list[Found]]:
+        """(newlines in the block, every line that a shape matches or that looks like an error).
+        Whole lines, or a window around the hit in a very long one. Pure: runs in a worker
+        process as well."""
+        text = block.decode("utf-8", errors="replace")
+        low = text.lower()
+        found: list[Found] = []
+        last_end = -1
+        line = 0
+        counted_to = 0
+        for m in self.prefilter.finditer(low):
+            start = low.rfind("\n", 0, m.start()) + 1
+            if start < last_end:
+                continue
+            end = low.find("\n", m.end())
+            end = len(text) if end < 0 else end
+            line += text.count("\n", counted_to, start)
+            counted_to = start
+            if end - start > MAX_LINE:
+                start = max(start, m.start() - MAX_LINE // 2)
+                end = start + MAX_LINE
+            last_end = end
+            clean = ANSI.sub("", text[start:end]).replace("\r", "").strip("\x00 \t")
+            toks = shape_tokens(clean)
+            hits = {
+                i
+                for anchor in {t for t in toks if t in self.by_anchor}
+                for i in self.by_anchor[anchor]
+                if self.shapes[i].matches(toks)
+            }
+            errorish = not hits and bool(ERRORISH.search(clean))
+            if hits or errorish:
+                found.append((line, clean, tuple(sorted(hits)), errorish))
+        return block.count(b"\n"), found
+
+    def run(
+        self,
+        sources: Sequence[tuple[str, Opener]],
+        progress: Callable[[int], None] | None = None,
+        problems: Sequence[str] = (),
+        workers: int | None = None,
+    ) -> Report:
+        """Read every source once, in order (each opened only when its turn comes). Past the
+        first block of a source, blocks are scanned by ``workers`` processes (default: up to 4,
+        the CPU count); results come back in order, so line numbers and "first" are exact."""
+        report = Report({}, [], 0, 0, [], list(problems))
+        unmatched: dict[str, Unmatched] = {}
+        many = len(sources) > 1
+        seq = 0
+        pool: Any = None
+        nproc = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        try:
+            for name, opener in sources:
+                report.files.append(name)
+                try:
+                    stream = opener()
+                except OSError as exc:
+                    report.problems.append(f"{name}: cannot open ({exc.strerror or exc}); skipped")
+                    continue
+                with stream:
+                    blocks = _blocks(name, stream, report, progress)
+                    head = list(itertools.islice(blocks, 2))
+                    if len(head) == 2 and nproc > 1 and pool is None:
+                        import multiprocessing
+
+                        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+                        pool = ctx.Pool(nproc, _init_worker, (self.doc_list,))
+                    feed = itertools.chain(head, blocks)
+                    scanned = pool.imap(_scan_in_worker, feed) if pool is not None else map(self.scan_block, feed)
+                    base = 1
+                    for nl, found in scanned:
+                        for rel, clean, hits, errorish in found:
+                            seq += 1
+                            self._take(report, unmatched, name, base + rel, clean, hits, errorish, seq, many)
+                        base += nl
+                        report.lines_read += nl
+        finally:
+            if pool is not None:
+                pool.close()
+                pool.join()
+        report.unmatched = sorted(unmatched.values(), key=lambda u: u.first_key)[:MAX_UNMATCHED]
+        return report
+
+    def _take(
+        self, report: Report, unmatched: dict[str, Unmatched], name: str, lineno: int, clean: str,
+        hits: tuple[int, ...], errorish: bool, seq: int, many: bool,
+    ) -> None:  # fmt: skip
+        ts = _timestamp(clean)
+        key = (0 if ts is None else 1, ts or (), seq)
+        for i in hits:
+            self._record(report, self.shapes[i], name, lineno, clean, key, ts, many)
+        if errorish:
+            norm = " ".join("#" if t == VAR else t for t in shape_tokens(clean))[:300]
+            u = unmatched.get(norm)
+            if u is None:
+                if len(unmatched) < 10 * MAX_UNMATCHED:
+                    unmatched[norm] = Unmatched(clean[:500], 1, _where(name, lineno, ts, ""), key)
+            else:
+                u.count += 1
+
+    def _record(
+        self, report: Report, shape: Shape, name: str, lineno: int, line: str, key: tuple[Any, ...],
+        ts: tuple[int, ...] | None, many: bool,
+    ) -> None:  # fmt: skip
+        hit = report.hits.get(shape.page)
+        if hit is None:
+            hit = report.hits[shape.page] = PageHit(shape.page)
+        hit.count += 1
+        hit.signatures.add(shape.text)
+        worker = _worker(line, name, many)
+        if worker and len(hit.workers) < 1000:
+            hit.workers.add(worker)
+        ev = {**_where(name, lineno, ts, ""), "text": line[:500], "signature": shape.text}
+        if hit.first is None or key < hit.first_key:
+            hit.first, hit.first_key = ev, key
+        if len(hit.evidence) < MAX_EVIDENCE and all(e["line"] != lineno or e["file"] != name for e in hit.evidence):
+            hit.evidence.append(ev)
+
+
+def _blocks(name: str, stream: ByteStream, report: Report, progress: Callable[[int], None] | None) -> Iterator[bytes]:
+    """The stream in blocks that end at a newline (a line longer than a block is cut, and then
+    examined in windows around its hits), with the read problems recorded in the report."""
+    carry = b""
+    first = True
+    while True:
+        try:
+            block = stream.read(BLOCK)
+        except EOFError:
+            report.problems.append(f"{name}: compressed stream ends early (truncated .gz); read what was there")
+            block = b""
+        except OSError as exc:
+            report.problems.append(f"{name}: read error after {report.bytes_read} bytes: {exc}")
+            block = b""
+        if first:
+            first = False
+            probe = block[:BINARY_PROBE]
+            odd = len(probe.translate(None, TEXT_BYTES)) + probe.decode("utf-8", "replace").count("\ufffd")
+            if odd > len(probe) // 10 + 4:
+                report.problems.append(f"{name}: looks binary; skipped")
+                return
+            if not block:
+                report.problems.append(f"{name}: empty")
+                return
+        report.bytes_read += len(block)
+        if progress:
+            progress(report.bytes_read)
+        data = carry + block
+        if not block:
+            if data:
+                yield data
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            if len(data) < BLOCK:
+                carry = data
+                continue
+            cut = len(data) - MAX_LINE  # no newline in a whole block: a very long line
+        carry = data[cut:]
+        yield data[:cut]
+
+
+def _where(name: str, lineno: int, ts: tuple[int, ...] | None, note: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"file": name, "line": lineno}
+    if ts is not None:
+        y, mo, d, h, mi, s, f = ts
+        out["timestamp"] = (f"{y:04d}-" if y else "") + f"{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}.{f:06d}"
+    if note:
+        out["note"] = "matched inside a very long line"
+    return out
+
+
+def rank(report: Report, triage: Triage) -> list[PageHit]:
+    """Root causes first: a page that is an echo of another matched page ranks below it; then
+    the earliest first occurrence; then the most frequent."""
+    matched = set(report.hits)
+
+    def key(h: PageHit) -> tuple[Any, ...]:
+        echo = any(o in matched for o in triage.echo_of.get(h.page, ()))
+        return (echo, h.first_key, -h.count, h.page)
+
+    return sorted(report.hits.values(), key=key)
+
+
+# --- inputs -----------------------------------------------------------------------------
+
+
+class ByteStream(Protocol):
+    def read(self, n: int = ..., /) -> bytes: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: Any) -> Any: ...
+
+
+Opener = Callable[[], ByteStream]
+
+
+class InputError(Exception):
+    """An input that cannot be read at all (a missing path); other problems go in the report."""
+
+
+def list_inputs(paths: Sequence[str], problems: list[str], max_files: int = 100_000) -> list[tuple[str, Opener]]:
+    """(name, opener) for each input: files (``.gz`` decompressed as they are read), directories
+    walked in sorted order without following symlinked directories (so a symlink loop cannot
+    recurse), each file once even when reached twice, ``-`` for stdin."""
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[str, Opener]] = []
+    for p in paths:
+        if p == "-":
+            out.append(("<stdin>", lambda: _Unclosed(sys.stdin.buffer)))
+            continue
+        path = Path(p)
+        if not path.exists():
+            raise InputError(
+                f"{p}: no such file or directory" + (" (a broken or looping symlink)" if path.is_symlink() else "")
+            )
+        files: list[Path] = []
+        if path.is_dir():
+            for root, dirs, names in os.walk(path, followlinks=False):
+                dirs.sort()
+                files.extend(Path(root) / n for n in sorted(names))
+        else:
+            files.append(path)
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError as exc:
+                problems.append(f"{f}: cannot read ({exc.strerror or exc}); skipped")
+                continue
+            if (st.st_dev, st.st_ino) in seen or not f.is_file():
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            if len(out) >= max_files:
+                problems.append(f"more than {max_files} files; the rest were not read")
+                return out
+            out.append((str(f), _opener(f)))
+    return out
+
+
+def _opener(f: Path) -> Opener:
+    if f.suffix == ".gz":
+        return lambda: _Gunzip(open(f, "rb"))
+    return lambda: open(f, "rb")
+
+
+class _Gunzip:
+    """Streaming gunzip that hands over every byte it could decompress before a truncation
+    (``gzip.GzipFile.read`` drops its last partial read), then raises EOFError; handles
+    concatenated members."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.truncated = False
+        self.started = False
+
+    def read(self, n: int = -1) -> bytes:
+        if self.truncated:
+            raise EOFError("compressed stream ended before its end-of-stream marker")
+        out = []
+        size = 0
+        while n < 0 or size < n:
+            chunk = self.raw.read(262144)
+            if not chunk:
+                if self.started and not self.z.eof:
+                    self.truncated = True
+                break
+            self.started = True
+            try:
+                data = self.z.decompress(chunk)
+                while self.z.eof and self.z.unused_data:
+                    rest = self.z.unused_data
+                    self.z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    data += self.z.decompress(rest)
+            except zlib.error as exc:
+                raise OSError(f"not a valid gzip stream ({exc})") from None
+            out.append(data)
+            size += len(data)
+        return b"".join(out)
+
+    def __enter__(self) -> _Gunzip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.raw.close()
+
+
+class _Unclosed:
+    """stdin as a context manager that does not close it."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def read(self, n: int = -1) -> bytes:
+        return bytes(self.raw.read(n))
+
+    def __enter__(self) -> _Unclosed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+# --- results ----------------------------------------------------------------------------
+
+GUESS_LINES = 20
+
+
+def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, Any]:
+    """The ranked pages with their evidence: pages whose signature shape matched a line first
+    (root causes before their echoes), then, for error lines no signature matched, the search
+    ranking's best guess over the earliest of them, marked ``"match": "guess"``."""
+    from mlwiki.core.search import search
+
+    out: list[dict[str, Any]] = []
+    for h in rank(report, tri):
+        doc = tri.docs[h.page]
+        echo = [o for o in tri.echo_of.get(h.page, ()) if o in report.hits]
+        out.append(
+            {
+                "id": h.page,
+                "type": doc["type"],
+                "title": doc["title"],
+                "url": doc["url"],
+                "match": "shape",
+                "why": (f"echo of {', '.join(echo)}, which also matched; " if echo else "")
+                + f"signature shape matched {h.count} line{'s' if h.count != 1 else ''}, first at {h.first['file']}:{h.first['line']}"
+                if h.first
+                else "",
+                "count": h.count,
+                "first_seen": h.first,
+                "workers": sorted(h.workers)[:50],
+                "worker_count": len(h.workers),
+                "evidence": h.evidence,
+            }
+        )
+    if report.unmatched and len(out) < k:
+        text = "\n".join(u.line for u in report.unmatched[:GUESS_LINES])
+        seen = {r["id"] for r in out}
+        for hit in search(index, list(tri.docs.values()), text, k=k):
+            if hit.ref in seen or hit.type == "doc":
+                continue
+            out.append(
+                {
+                    "id": hit.ref,
+                    "type": hit.type,
+                    "title": hit.title,
+                    "url": hit.url,
+                    "match": "guess",
+                    "why": "no signature matched; best guess from the error lines below by the search ranking"
+                    + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
+                    "score": hit.score,
+                    "first_seen": report.unmatched[0].first,
+                }
+            )
+            if len(out) >= k:
+                break
+    return {
+        "results": out[:k],
+        "unmatched_errors": [
+            {"text": u.line, "count": u.count, "first_seen": u.first} for u in report.unmatched[:GUESS_LINES]
+        ],
+        "read": report.as_json(),
+    }
