@@ -240,6 +240,61 @@ def machine() -> dict[str, str]:
             "material": getattr(material, "__version__", "?"), "os": platform.platform()}  # fmt: skip
 
 
+def _tree_rss_kib(pid: int) -> int:
+    """Resident memory of a process and all its descendants (the triage worker pool), in KiB."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+            total += next((int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS:")), 0)
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def triage_figures(base: Path, sizes_mb: list[int]) -> dict[str, Any]:
+    """Triage of a log of N MB (realistic noise, one real error at 90%) beside the floor:
+    ``grep -c -F -f`` of every signature line on the same file."""
+    sys.path.insert(0, str(ROOT / "tests" / "triage"))
+    from mlwiki.core import load
+    from mlwiki.core.search import build_payload
+    from noise import bury  # type: ignore[import-not-found]
+
+    docs = build_payload(load(ROOT / "wiki"))["docs"]
+    sigs = base / "signatures.txt"
+    sigs.write_text("\n".join(s for d in docs for s in d.get("signatures", []) if "\n" not in s) + "\n", encoding="utf-8")
+    error = ("[rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
+             "timeout: WorkNCCL(SeqNum=17, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 "
+             "milliseconds before timing out.")  # fmt: skip
+    out: dict[str, Any] = {}
+    for mb in sizes_mb:
+        log = base / f"triage-{mb}mb.log"
+        with open(log, "w", encoding="utf-8") as f:
+            for line in bury(error, mb * 1_000_000, 0.9, seed=mb):
+                f.write(line + "\n")
+        t = time.perf_counter()
+        subprocess.run(["grep", "-c", "-F", "-f", str(sigs), str(log)], capture_output=True, check=False)
+        grep_s = time.perf_counter() - t
+        cmd = [sys.executable, str(ROOT / "scripts" / "query_interface.py"), "--log", str(log), "--json", "-k", "3"]
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss_kib(proc.pid))
+            time.sleep(0.05)
+        stdout = proc.stdout.read() if proc.stdout else b""
+        seconds = time.perf_counter() - t
+        top = json.loads(stdout)["results"][0]["id"] if stdout else None
+        out[f"{mb} MB"] = {"seconds": round(seconds, 2), "grep_floor_s": round(grep_s, 2),
+                           "peak_rss_mib_all_processes": round(peak / 1024), "top_result": top}  # fmt: skip
+        print(f"triage {mb} MB: {out[f'{mb} MB']}", file=sys.stderr)
+        log.unlink()
+    return out
+
+
 def write_page(path: Path, r: dict[str, Any]) -> None:
     m = r["machine"]
     lines = [
@@ -286,6 +341,15 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
                   "## Page weight", "",
                   f"A workflow page with everything it loads (HTML, CSS, JavaScript, fonts: none, search index): "
                   f"{br['workflow_page_gzip_kb_all_resources']} KB gzipped in {br['workflow_page_requests']} requests."]  # fmt: skip
+    if "triage" in r:
+        lines += ["", "## Log triage", "",
+                  "`query_interface.py --log FILE` on a log of realistic training noise with one real error at 90% "
+                  "of its length, beside `grep -c -F -f` of every signature line on the same file (the floor: one "
+                  "literal pass in C). Peak memory is summed over the process and its scan workers.", "",
+                  "| log | triage | grep floor | peak memory | top result |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
+        for name, tr in r["triage"].items():
+            lines.append(f"| {name} | {tr['seconds']} s | {tr['grep_floor_s']} s | {tr['peak_rss_mib_all_processes']} MiB | "
+                         f"`{tr['top_result']}` |")  # fmt: skip
     lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")
 
@@ -294,6 +358,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,5000")
     ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--triage-mb", default="100,1000", help="log sizes for the triage benchmark ('' skips it)")
     ap.add_argument("--out", default=str(ROOT / "docs_src" / "benchmarks.md"))
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
@@ -324,6 +389,9 @@ def main() -> int:
             shipped_site = base / "shipped-full"
             run_build(ROOT / "mkdocs.yml", shipped_site)
             result["browser"] = browser_figures(shipped_site)
+        triage_sizes = [int(x) for x in args.triage_mb.split(",") if x]
+        if triage_sizes:
+            result["triage"] = triage_figures(base, triage_sizes)
     write_page(Path(args.out), result)
     print(json.dumps(result, indent=2))
     return 0

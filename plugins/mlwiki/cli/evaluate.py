@@ -86,12 +86,109 @@ def held_out(wiki: Wiki) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return score(ranks), misses
 
 
+class _Concat:
+    """noise[:cut] + error + noise[cut:] as one stream, without copying the noise."""
+
+    def __init__(self, parts: list[memoryview | bytes]) -> None:
+        self.parts = parts
+        self.i = 0
+        self.pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        out = []
+        want = n if n >= 0 else 1 << 62
+        while want > 0 and self.i < len(self.parts):
+            part = self.parts[self.i]
+            chunk = bytes(part[self.pos : self.pos + want])
+            out.append(chunk)
+            want -= len(chunk)
+            self.pos += len(chunk)
+            if self.pos >= len(part):
+                self.i, self.pos = self.i + 1, 0
+        return b"".join(out)
+
+    def __enter__(self) -> _Concat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _top(payload: dict[str, Any], tri: Any, index: Any, sources: list[Any], workers: int) -> list[str]:
+    from mlwiki.core.triage import results
+
+    report = tri.run(sources, workers=workers)
+    return [r["id"] for r in results(report, tri, index, k=3)["results"]]
+
+
+def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[int, int]], seed: int = 7) -> dict[str, Any]:
+    """hit@1/hit@3 of triage for (a) real logs pasted in issue threads (tests/triage/real_logs.yml)
+    and (b) each curated pasted error buried at a random depth in ``size`` bytes of noise
+    (tests/triage/noise.py), beside the same errors searched alone."""
+    import random
+
+    from lunr.index import Index
+
+    from mlwiki.core.triage import Triage
+
+    tests = wiki_dir.parent / "tests"
+    sys.path.insert(0, str(tests / "triage"))
+    from noise import noise_lines  # type: ignore[import-not-found]
+
+    tri = Triage(payload["docs"])
+    index = Index.load(payload["index"])
+    out: dict[str, Any] = {}
+    real_path = tests / "triage" / "real_logs.yml"
+    if real_path.is_file():
+        real = yaml.safe_load(real_path.read_text(encoding="utf-8")) or []
+        ranks = []
+        for case in real:
+            data = case["log"].encode("utf-8")
+            ids = _top(payload, tri, index, [("real.log", lambda d=data: _Concat([d]))], workers=1)
+            ranks.append(next((i + 1 for i, r in enumerate(ids) if r in case["expect"]), None))
+        out["real_logs"] = score(ranks)
+    cases = yaml.safe_load((tests / "search" / "eval_set.yml").read_text(encoding="utf-8")) or []
+    rng = random.Random(seed)
+    for size, limit in sizes:
+        lines = []
+        total = 0
+        for line in noise_lines(seed):
+            lines.append(line)
+            total += len(line) + 1
+            if total >= size:
+                break
+        noise = memoryview(("\n".join(lines) + "\n").encode("utf-8"))
+        chosen = rng.sample(cases, min(limit, len(cases)))
+        buried, alone = [], []
+        started = time.perf_counter()
+        for case in chosen:
+            depth = rng.random()
+            cut = bytes(noise[: int(depth * len(noise))]).rfind(b"\n") + 1 if depth else 0
+            err = case["query"].encode("utf-8") + b"\n"
+            parts: list[memoryview | bytes] = [noise[:cut], err, noise[cut:]]
+            ids = _top(payload, tri, index, [("buried.log", lambda p=parts: _Concat(list(p)))], workers=1 if size <= 2_000_000 else 2)
+            buried.append(next((i + 1 for i, r in enumerate(ids) if r in case["expect"]), None))
+            hits = search(index, payload["docs"], case["query"], k=3)
+            alone.append(rank_of(hits, case["expect"]))
+        out[f"buried_{size // 1_000_000}MB"] = {
+            **score(buried),
+            "alone": score(alone),
+            "seconds_per_log": round((time.perf_counter() - started) / max(1, len(chosen)), 2),
+        }
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="search_eval.py", description="Score search: hit@1, hit@3, MRR.")
     p.add_argument("--set", default=None, help="evaluation set (default tests/search/eval_set.yml)")
     p.add_argument("--wiki", help="wiki directory (default: ./wiki)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--misses", action="store_true", help="list the queries that missed")
+    p.add_argument(
+        "--triage",
+        default="1:238,10:60,100:12",
+        help="triage evaluation: SIZE_MB:CASES,... of buried errors (default 1:238,10:60,100:12; 'none' skips)",
+    )
     args = p.parse_args(argv)
     wiki_dir = Path(args.wiki) if args.wiki else default_wiki_dir()
     eval_path = Path(args.set) if args.set else wiki_dir.parent / "tests" / "search" / "eval_set.yml"
@@ -99,18 +196,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     wiki = load(wiki_dir)
     cur, cur_misses = curated(wiki, eval_path)
     held, held_misses = held_out(wiki)
-    report: dict[str, Any] = {
-        "curated": cur,
-        "held_out_signatures": held,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
+    report: dict[str, Any] = {"curated": cur, "held_out_signatures": held}
+    if args.triage != "none":
+        sizes = [(int(float(a) * 1_000_000), int(b)) for a, b in (x.split(":") for x in args.triage.split(","))]
+        report["triage"] = triage_eval(wiki_dir, build_payload(wiki), sizes)
+    report["seconds"] = round(time.perf_counter() - started, 1)
     if args.misses:
         report["misses"] = {"curated": cur_misses, "held_out_signatures": held_misses}
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        for name, s in (("curated pasted errors", cur), ("held-out signatures", held)):
-            print(f"{name:24} n={s['n']:4}  hit@1={s['hit@1']:.3f}  hit@3={s['hit@3']:.3f}  MRR={s['mrr']:.3f}")
+        rows = [("curated pasted errors", cur), ("held-out signatures", held)]
+        for key, s in (report.get("triage") or {}).items():
+            rows.append((f"triage {key.replace('_', ' ')}", s))
+        for name, s in rows:
+            line = f"{name:24} n={s['n']:4}  hit@1={s['hit@1']:.3f}  hit@3={s['hit@3']:.3f}  MRR={s['mrr']:.3f}"
+            if "alone" in s:
+                a = s["alone"]
+                line += f"   (same errors alone: hit@1={a['hit@1']:.3f} hit@3={a['hit@3']:.3f}; {s['seconds_per_log']} s/log)"
+            print(line)
         if args.misses:
             for group, items in report["misses"].items():
                 for m in items:

@@ -129,7 +129,9 @@ def _target(
 ) -> None:
     """Resolve what this run acts on, once, and say it before anything runs (on stderr, so
     --json output stays one object)."""
-    commands = [wiki.actions[a].command for a in action_ids if a in wiki.actions]
+    commands = [wiki.actions[a].command for a in action_ids if a in wiki.actions and wiki.actions[a].command]
+    if not commands and not named:
+        return  # ai and manual steps only: nothing acts on a cluster
     try:
         opts.target = resolve_target(
             named,

@@ -30,6 +30,9 @@ from typing import Any, Callable, Protocol
 
 BLOCK = 4 << 20
 MAX_LINE = 8192
+MIN_FRAGMENT = 4
+ANCHORS_PER_SHAPE = 2
+_WORDCHAR = re.compile(r"[a-z0-9_]").match
 MAX_EVIDENCE = 5
 MAX_UNMATCHED = 50
 BINARY_PROBE = 65536
@@ -116,10 +119,15 @@ COMMON = frozenset(
     ]
 )
 ERRORISH = re.compile(
-    r"(?:^|[\s\]:])(?:[EF]\d{4} \d\d:\d\d|ERROR\b|FATAL\b|CRITICAL\b|Traceback \(most recent call last\)|"
-    r"[A-Za-z_.]*(?:Error|Exception)\b:|Check failed|terminate called|error:|panic:)"
+    r"(?:^|[\s\]:\[])(?:[EF]\d{4} \d\d:\d\d|ERROR\b|FATAL\b|CRITICAL\b|Traceback \(most recent call last\)|"
+    r"[A-Za-z_.]*(?:Error|Exception)\b:?|Check failed|terminate called|[Ee]rror:|panic:|WARN\b|[Tt]imed out|"
+    r"[Uu]nhandled|[Dd]enied|[Rr]efused|OOMKilled|Killed\b|Aborted|core dumped|Assertion\b|[Ff]ailed\b)"
 )
-ERROR_WORDS = ("error", "fatal", "critical", "traceback", "exception", "check failed", "terminate called", "panic:")
+ERROR_WORDS = (
+    "error", "fatal", "critical", "traceback", "exception", "check failed", "terminate called", "panic:", "warn",
+    "timed out", "unhandled", "denied", "refused", "killed", "aborted", "core dumped", "assertion", "failed",
+)  # fmt: skip
+_ERROR_SET = frozenset(ERROR_WORDS)
 TIMESTAMPS = (
     re.compile(r"(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d+))?"),
     re.compile(r"(?:^|[\[\s])[IWEF](?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d+))?"),
@@ -150,16 +158,30 @@ def shape_tokens(text: str) -> list[str]:
 class Shape:
     page: str
     text: str  # the signature as written
-    tokens: tuple[str, ...]  # constant words and VAR markers, without leading/trailing VAR
-    anchor: str
+    words: tuple[str, ...]  # its constant words, in order (variable tokens dropped)
+    anchors: tuple[str, ...]  # its uncommon words: a line holding one is examined
 
-    def matches(self, line_tokens: Sequence[str]) -> bool:
-        """The shape's tokens occur contiguously in the line's tokens."""
-        n, first = len(self.tokens), self.tokens[0]
-        for i in range(len(line_tokens) - n + 1):
-            if line_tokens[i] == first and tuple(line_tokens[i : i + n]) == self.tokens:
-                return True
+    def matches(self, line_words: Sequence[str]) -> bool:
+        """The signature's constant words occur contiguously, in order, in the line's; or the
+        line (at least ``MIN_FRAGMENT`` words) is a contiguous part of the signature, as when
+        a log wraps or truncates a long message."""
+        return _contains(line_words, self.words) or (
+            len(line_words) >= MIN_FRAGMENT and _contains(self.words, line_words)
+        )
+
+
+def _contains(hay: Sequence[str], needle: Sequence[str]) -> bool:
+    n = len(needle)
+    if n == 0 or n > len(hay):
         return False
+    first = needle[0]
+    needle_t = tuple(needle)
+    return any(hay[i] == first and tuple(hay[i : i + n]) == needle_t for i in range(len(hay) - n + 1))
+
+
+def line_words(text: str) -> list[str]:
+    """The constant words of a line, lower case, in order."""
+    return [t for t in shape_tokens(text) if t != VAR]
 
 
 def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
@@ -168,21 +190,17 @@ def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
     shapes = []
     for doc in docs:
         for text in doc.get("signatures") or ():
-            toks = shape_tokens(text)
-            while toks and toks[0] == VAR:
-                toks.pop(0)
-            while toks and toks[-1] == VAR:
-                toks.pop()
-            words = [t for t in toks if t != VAR]
+            words = [t for t in shape_tokens(text) if t != VAR]
             if not words or (len(words) < 2 and len(words[0]) < 12):
                 continue
-            # The prefilter anchor: the longest uncommon word (identifiers such as
-            # processgroupnccl.cpp or ncclinternalerror are rare in ordinary log lines).
-            anchors = [w for w in words if w not in COMMON and len(w) >= 5] or [w for w in words if len(w) >= 4]
+            # Anchors: the uncommon words (identifiers such as processgroupnccl.cpp or
+            # ncclinternalerror are rare in ordinary log lines); a fragment of the message that
+            # lacks the rarest one is still examined through another.
+            pool = {w for w in words if w not in COMMON and len(w) >= 5} or {w for w in words if len(w) >= 4}
+            anchors = sorted(sorted(pool, key=lambda w: (-len(w), w))[:ANCHORS_PER_SHAPE])
             if not anchors:
                 continue
-            anchor = max(anchors, key=lambda w: (len(w), w))
-            shapes.append(Shape(doc["ref"], text, tuple(toks), anchor))
+            shapes.append(Shape(doc["ref"], text, tuple(words), tuple(anchors)))
     return shapes
 
 
@@ -293,7 +311,8 @@ class Triage:
         self.shapes = compile_shapes(docs)
         self.by_anchor: dict[str, list[int]] = {}
         for i, s in enumerate(self.shapes):
-            self.by_anchor.setdefault(s.anchor, []).append(i)
+            for a in s.anchors:
+                self.by_anchor.setdefault(a, []).append(i)
         words = sorted(set(self.by_anchor) | set(ERROR_WORDS))
         self.prefilter = re.compile(_trie_pattern(words))
         self.echo_of = {d["ref"]: tuple(d.get("echo_of") or ()) for d in docs}
@@ -309,7 +328,10 @@ class Triage:
         line = 0
         counted_to = 0
         for m in self.prefilter.finditer(low):
-            start = low.rfind("\n", 0, m.start()) + 1
+            a, b = m.start(), m.end()
+            if ((a and _WORDCHAR(low[a - 1])) or (b < len(low) and _WORDCHAR(low[b]))) and m.group(0) not in _ERROR_SET:
+                continue  # a signature word inside a longer word ("check" in "checkpoint")
+            start = low.rfind("\n", 0, a) + 1
             if start < last_end:
                 continue
             end = low.find("\n", m.end())
@@ -321,14 +343,12 @@ class Triage:
                 end = start + MAX_LINE
             last_end = end
             clean = ANSI.sub("", text[start:end]).replace("\r", "").strip("\x00 \t")
-            toks = shape_tokens(clean)
-            hits = {
-                i
-                for anchor in {t for t in toks if t in self.by_anchor}
-                for i in self.by_anchor[anchor]
-                if self.shapes[i].matches(toks)
-            }
-            errorish = not hits and bool(ERRORISH.search(clean))
+            words = line_words(clean)
+            present = {w for w in words if w in self.by_anchor}
+            hits = {i for a in present for i in self.by_anchor[a] if self.shapes[i].matches(words)}
+            # Lines that look like errors, or carry words of a signature without matching it,
+            # are kept for the best guess (ranked by search) when no shape matches.
+            errorish = not hits and (bool(ERRORISH.search(clean)) or len(present) >= 2)
             if hits or errorish:
                 found.append((line, clean, tuple(sorted(hits)), errorish))
         return block.count(b"\n"), found

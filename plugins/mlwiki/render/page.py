@@ -155,7 +155,7 @@ class Author(str):
     """A part of a page written by an author (Markdown that must go through Markdown)."""
 
 
-BLOCK_START = re.compile(r"<(?:div|ul|ol|table|p|figure|form|pre|section|svg)\b")
+BLOCK_START = re.compile(r"<(?:div|ul|ol|table|p|figure|form|pre|section|svg|details)\b")
 
 
 @dataclass

@@ -122,7 +122,7 @@ def _form(action: Action | Workflow) -> str:
         required = p.required and p.default is None
         label = f"{name}{' *' if required else ''}"
         # The example is a hint, never a value: a half-filled form must not copy a believable command.
-        hint = f"e.g. {p.example}" if p.example is not None else (f"default {p.default}" if p.default is not None else None)
+        hint = f"e.g. {p.example}" if p.example is not None else (f"default: {p.default}" if p.default is not None else None)
         if p.enum:
             options = "".join(f"<option {attrs(value=e)}>{esc(e)}</option>" for e in p.enum)
             blank = f'<option value="">{"(choose)" if required else "(default)"}</option>'

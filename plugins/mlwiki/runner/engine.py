@@ -170,7 +170,7 @@ def run_action(
     A dry run accepts missing required values and ``<name>`` holes (what the site's form shows
     before it is filled): they stay visible as ``<name>`` in the printed command, and the record
     lists them under ``missing``, so one dry run shows everything still to collect."""
-    holes = _holes(action, given) if opts.dry_run and action.execution_mode == "command" else []
+    holes = _holes(action, given) if opts.dry_run else []
     try:
         values = _partial(action, given, holes) if holes else validate(action, given)
     except ParameterError as exc:
