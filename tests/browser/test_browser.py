@@ -160,3 +160,42 @@ def test_js_and_python_rank_the_same(browser: Any, site_url: str) -> None:
     assert mismatches == []
     assert_clean(watch)
     ctx.close()
+
+
+APPROVAL_PAGES = ["kubectl-cordon-node", "kubectl-drain-node", "kubectl-force-delete-pod", "gcloud-report-host-faulty"]
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_approval_page_shows_the_dry_run_first_and_hides_approve(browser: Any, site_url: str, viewport: str) -> None:
+    """No --approve command is visible (or copyable) before the reader makes the explicit choice."""
+    ctx, page, watch = new_page(browser, site_url, viewport)
+    for action in APPROVAL_PAGES:
+        page.goto(f"{site_url}/actions/{action}/")
+        visible = [c for c in page.locator("code[data-mlw-cmd]").all() if c.is_visible()]
+        assert visible and "--dry-run" in visible[0].inner_text()
+        assert all("--approve" not in c.inner_text() for c in visible), action
+        page.locator("details.mlw-approve > summary").click()
+        shown = [c.inner_text() for c in page.locator("code[data-mlw-cmd]").all() if c.is_visible()]
+        assert any(t.endswith("--approve") for t in shown), action
+    screenshot(page, f"approval-{viewport}")
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_forms_start_empty_and_check_patterns_live(browser: Any, site_url: str) -> None:
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/workflows/wf-container-crash/")
+    inputs = page.locator("form[data-mlw-form] input").all()
+    assert inputs and all(i.input_value() == "" for i in inputs)
+    ns = page.locator("form[data-mlw-form] input[name=namespace]")
+    assert ns.get_attribute("placeholder", timeout=2000)
+    assert all("<namespace>" in c for c in _commands(page))
+    ns.fill("Bad_NS")
+    error = page.locator('[data-mlw-error="namespace"]')
+    assert error.is_visible() and "the runner will refuse it" in error.inner_text()
+    assert ns.get_attribute("aria-invalid") == "true"
+    ns.fill("ml-team")
+    assert not error.is_visible()
+    assert all('"namespace": "ml-team"' in c for c in _commands(page))
+    assert_clean(watch)
+    ctx.close()
