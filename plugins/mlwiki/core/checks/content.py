@@ -29,6 +29,14 @@ def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                 page.loc(("signatures",)),
                 hint="add a second verbatim signature or a 'verify' action",
             )
+        for c in sym.causes:
+            if c.next is None and not c.no_workflow:
+                yield Diagnostic(
+                    "MLW044",
+                    f"cause '{c.cause[:60]}' names no next step",
+                    page.loc(("causes", c.index)),
+                    hint="add 'next: <action or workflow id>' that checks or fixes it, or 'no_workflow: <why>'",
+                )
         if not sym.workflows:
             yield Diagnostic(
                 "MLW041",
