@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+
 from noise import bury
 
 HERE = Path(__file__).resolve().parent
