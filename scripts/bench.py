@@ -241,13 +241,15 @@ def machine() -> dict[str, str]:
 
 
 def _tree_rss_kib(pid: int) -> int:
-    """Resident memory of a process and all its descendants (the triage worker pool), in KiB."""
+    """Proportional set size (PSS) of a process and all its descendants (the triage worker
+    pool), in KiB: pages the forked workers share with their parent are counted once, split
+    between them, instead of once per process as summed RSS would."""
     total, stack = 0, [pid]
     while stack:
         p = stack.pop()
         try:
-            status = Path(f"/proc/{p}/status").read_text()
-            total += next((int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS:")), 0)
+            rollup = Path(f"/proc/{p}/smaps_rollup").read_text()
+            total += next((int(x.split()[1]) for x in rollup.splitlines() if x.startswith("Pss:")), 0)
             for task in Path(f"/proc/{p}/task").iterdir():
                 stack += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, ValueError):
@@ -289,7 +291,7 @@ def triage_figures(base: Path, sizes_mb: list[int]) -> dict[str, Any]:
         seconds = time.perf_counter() - t
         top = json.loads(stdout)["results"][0]["id"] if stdout else None
         out[f"{mb} MB"] = {"seconds": round(seconds, 2), "grep_floor_s": round(grep_s, 2),
-                           "peak_rss_mib_all_processes": round(peak / 1024), "top_result": top}  # fmt: skip
+                           "peak_pss_mib_all_processes": round(peak / 1024), "top_result": top}  # fmt: skip
         print(f"triage {mb} MB: {out[f'{mb} MB']}", file=sys.stderr)
         log.unlink()
     return out
@@ -345,10 +347,10 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
         lines += ["", "## Log triage", "",
                   "`query_interface.py --log FILE` on a log of realistic training noise with one real error at 90% "
                   "of its length, beside `grep -c -F -f` of every signature line on the same file (the floor: one "
-                  "literal pass in C). Peak memory is summed over the process and its scan workers.", "",
+                  "literal pass in C). Peak memory is the proportional set size (PSS) summed over the process and its scan workers.", "",
                   "| log | triage | grep floor | peak memory | top result |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
         for name, tr in r["triage"].items():
-            lines.append(f"| {name} | {tr['seconds']} s | {tr['grep_floor_s']} s | {tr['peak_rss_mib_all_processes']} MiB | "
+            lines.append(f"| {name} | {tr['seconds']} s | {tr['grep_floor_s']} s | {tr['peak_pss_mib_all_processes']} MiB | "
                          f"`{tr['top_result']}` |")  # fmt: skip
     lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")

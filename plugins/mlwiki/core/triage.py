@@ -18,6 +18,7 @@ line longer than ``MAX_LINE`` is examined in windows around its prefilter hits.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import os
 import re
@@ -386,7 +387,7 @@ class Triage:
                         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
                         pool = ctx.Pool(nproc, _init_worker, (self.doc_list,))
                     feed = itertools.chain(head, blocks)
-                    scanned = pool.imap(_scan_in_worker, feed) if pool is not None else map(self.scan_block, feed)
+                    scanned = _bounded(pool, feed, 2 * nproc) if pool is not None else map(self.scan_block, feed)
                     base = 1
                     for nl, found in scanned:
                         for rel, clean, hits, errorish in found:
@@ -435,6 +436,18 @@ class Triage:
             hit.first, hit.first_key = ev, key
         if len(hit.evidence) < MAX_EVIDENCE and all(e["line"] != lineno or e["file"] != name for e in hit.evidence):
             hit.evidence.append(ev)
+
+
+def _bounded(pool: Any, blocks: Iterator[bytes], ahead: int) -> Iterator[tuple[int, list[Found]]]:
+    """Results of the blocks in order, with at most ``ahead`` blocks read but not yet scanned:
+    reading never runs ahead of the workers, so memory does not grow with the log."""
+    pending: collections.deque[Any] = collections.deque()
+    for block in blocks:
+        pending.append(pool.apply_async(_scan_in_worker, (block,)))
+        if len(pending) >= ahead:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def _blocks(name: str, stream: ByteStream, report: Report, progress: Callable[[int], None] | None) -> Iterator[bytes]:
