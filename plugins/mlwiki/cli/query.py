@@ -84,7 +84,7 @@ def triage_main(args: Any, payload: dict[str, Any], paths: list[str], stdin_text
     started = time.perf_counter()
     tri = Triage(payload["docs"])
     report = tri.run(sources, progress=_progress(None), problems=problems)
-    out = results(report, tri, Index.load(payload["index"]), k=args.k)
+    out = results(report, tri, lambda: Index.load(payload["index"]), k=args.k)
     elapsed = time.perf_counter() - started
     for r in out["results"]:
         r["url"] = args.base_url + r["url"]

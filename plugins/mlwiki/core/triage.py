@@ -642,7 +642,8 @@ GUESS_LINES = 20
 def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, Any]:
     """The ranked pages with their evidence: pages whose signature shape matched a line first
     (root causes before their echoes), then, for error lines no signature matched, the search
-    ranking's best guess over the earliest of them, marked ``"match": "guess"``."""
+    ranking's best guess over the earliest of them, marked ``"match": "guess"``. ``index`` is the
+    lunr index, or a function returning it (loaded only when a guess is needed)."""
     from mlwiki.core.search import search
 
     out: list[dict[str, Any]] = []
@@ -670,7 +671,8 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
     if report.unmatched and len(out) < k:
         text = "\n".join(u.line for u in report.unmatched[:GUESS_LINES])
         seen = {r["id"] for r in out}
-        for hit in search(index, list(tri.docs.values()), text, k=k):
+        loaded = index() if callable(index) else index
+        for hit in search(loaded, list(tri.docs.values()), text, k=k):
             if hit.ref in seen or hit.type == "doc":
                 continue
             out.append(
