@@ -145,7 +145,7 @@ def test_cli_json() -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["results"][0]["id"] == "image-pull-backoff"
-    assert set(data["results"][0]) == {"id", "type", "title", "url", "score", "tier", "matched_signature"}
+    assert set(data["results"][0]) == {"id", "type", "title", "url", "score", "tier", "match", "matched_signature"}
     assert len(data["results"]) == 2
 
 
@@ -162,8 +162,16 @@ def test_cli_reads_stdin() -> None:
 
 def test_cli_no_match_message() -> None:
     proc = cli("+++")
-    assert proc.returncode == 0
+    assert proc.returncode == 1
     assert "no page matches" in proc.stderr
+
+
+def test_cli_says_the_tier_in_words() -> None:
+    proc = cli("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.", "-k", "1")
+    assert proc.returncode == 0
+    assert "(signature match (digits and whitespace ignored))" in proc.stdout
+    text = cli("slow training steps", "-k", "1", "--json")
+    assert json.loads(text.stdout)["results"][0]["match"] in ("text match", "name match")
 
 
 def test_cli_bad_k() -> None:

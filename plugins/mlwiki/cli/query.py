@@ -173,14 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 {"query": text[:500], "results": out, "seconds": round(elapsed, 3)}, indent=2, ensure_ascii=False
             )
         )
-        return 0
+        return 0 if out else 1
     if not hits:
         print("no page matches; try a shorter, distinctive part of the error", file=sys.stderr)
-        return 0
+        return 1
     for i, h in enumerate(hits, 1):
-        tier = {3: "signature", 2: "near signature", 1: "name"}.get(h.tier, "text")
         print(f"{i}. {h.ref}  [{h.type}]  {h.title}")
-        print(f"   score {h.score:.3f} ({tier} match)  {args.base_url}{h.url}")
+        print(f"   score {h.score:.3f} ({h.match})  {args.base_url}{h.url}")
         if h.signature:
             print(f"   matched: {h.signature}")
     return 0

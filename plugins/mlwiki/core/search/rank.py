@@ -41,6 +41,14 @@ ERRORISH = re.compile(
 )
 
 
+TIER_WORDS = {
+    3: "signature match (digits and whitespace ignored)",
+    2: "near signature (most of a signature's words)",
+    1: "name match",
+    0: "text match",
+}
+
+
 @dataclass(frozen=True)
 class Hit:
     ref: str
@@ -52,9 +60,14 @@ class Hit:
     signature: str
     strength: float = 0.0
 
+    @property
+    def match(self) -> str:
+        """The tier in words: only tier 3 may be called a signature match."""
+        return TIER_WORDS.get(self.tier, "text match")
+
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.ref, "type": self.type, "title": self.title, "url": self.url,
-                "score": self.score, "tier": self.tier, "matched_signature": self.signature}  # fmt: skip
+        return {"id": self.ref, "type": self.type, "title": self.title, "url": self.url, "score": self.score,
+                "tier": self.tier, "match": self.match, "matched_signature": self.signature}  # fmt: skip
 
 
 def round6(x: float) -> float:
