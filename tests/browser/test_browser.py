@@ -199,3 +199,33 @@ def test_forms_start_empty_and_check_patterns_live(browser: Any, site_url: str) 
     assert all('"namespace": "ml-team"' in c for c in _commands(page))
     assert_clean(watch)
     ctx.close()
+
+
+@pytest.mark.parametrize("width", [320, 375, 768, 1400])
+def test_search_dropdown_fits_the_viewport(browser: Any, site_url: str, width: int) -> None:
+    ctx = browser.new_context(viewport={"width": width, "height": 800})
+    page = ctx.new_page()
+    page.goto(site_url + "/")
+    box = page.locator(".mlw-search input")
+    box.fill("RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 4242")
+    page.wait_for_selector(".mlw-search.mlw-open .mlw-search-hit")
+    rect = page.locator(".mlw-search-results").bounding_box()
+    assert rect is not None
+    assert rect["x"] >= 0 and rect["x"] + rect["width"] <= width, (width, rect)
+    first = page.locator(".mlw-search-hit").first.inner_text()
+    assert "signature match" in first
+    screenshot(page, f"search-{width}")
+    ctx.close()
+
+
+def test_weak_matches_say_so(browser: Any, site_url: str) -> None:
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/")
+    page.locator(".mlw-search input").fill("zebra giraffe lemon")
+    page.wait_for_selector(".mlw-search.mlw-open")
+    text = page.locator(".mlw-search-results").inner_text()
+    assert "No confident match" in text or "No page matches" in text
+    assert page.locator(".mlw-search-hit").count() <= 3
+    assert "signature match" not in text
+    assert_clean(watch)
+    ctx.close()

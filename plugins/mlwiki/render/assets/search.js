@@ -184,6 +184,9 @@
     container.appendChild(document.createTextNode(text.slice(at + qn.trim().length)));
   }
 
+  // The same words as the query CLI (core/search/rank.py TIER_WORDS), shorter for a phone.
+  var TIER_WORDS = { 3: "signature match", 2: "near signature", 1: "name match", 0: "text match" };
+
   function render(box, hits, query) {
     var list = box.querySelector(".mlw-search-results");
     list.textContent = "";
@@ -191,6 +194,12 @@
     if (!hits.length) {
       list.appendChild(el("li", "mlw-search-empty", query.trim() ? "No page matches. Try a shorter, distinctive part of the error." : ""));
       return;
+    }
+    // Below a confident match (no signature, name or near-signature tier), say so and show
+    // only the closest few instead of filling the list with guesses.
+    if (hits[0].tier === 0) {
+      list.appendChild(el("li", "mlw-search-empty mlw-search-weak", "No confident match; closest pages:"));
+      hits = hits.slice(0, 3);
     }
     hits.forEach(function (h, i) {
       var li = el("li", "mlw-search-hit");
@@ -200,7 +209,8 @@
       a.href = new URL(h.url, root).toString();
       a.appendChild(el("span", "mlw-badge mlw-type-" + h.type, h.type));
       a.appendChild(el("span", "mlw-search-title", h.title));
-      if (h.signature) {
+      a.appendChild(el("span", "mlw-search-tier mlw-tier-" + h.tier, TIER_WORDS[h.tier] || "text match"));
+      if (h.signature && h.tier >= 2) {
         var sig = el("code", "mlw-search-sig");
         highlight(sig, h.signature, query);
         a.appendChild(sig);
