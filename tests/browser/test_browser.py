@@ -229,3 +229,21 @@ def test_weak_matches_say_so(browser: Any, site_url: str) -> None:
     assert "signature match" not in text
     assert_clean(watch)
     ctx.close()
+
+
+def test_workflow_reads_on_a_phone_and_branches_are_written_out(browser: Any, site_url: str) -> None:
+    ctx, page, watch = new_page(browser, site_url, "phone")
+    page.goto(site_url + "/workflows/wf-tpu-workload-hang/")
+    assert not page.locator(".mlw-figure").is_visible()
+    steps = page.locator(".mlw-steps-list")
+    assert steps.is_visible() and steps.locator("li").count() >= 5
+    branches = page.locator(".mlw-branches li").all_inner_texts()
+    assert any(t.startswith("if ") and "→" in t for t in branches), branches
+    screenshot(page, "workflow-steps-phone")
+    assert_clean(watch)
+    ctx.close()
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/workflows/wf-tpu-workload-hang/")
+    labels = page.locator(".mlw-figure .mlw-dg-label").all_text_contents()
+    assert labels and not any(t.endswith("…") for t in labels), labels
+    ctx.close()

@@ -7,6 +7,7 @@ fallback is rendered next to it for screen readers.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 from mlwiki.core.approval import needs_approval
@@ -20,6 +21,11 @@ TOP = 16
 LEFT = 16
 LANE = 18
 MODE_LABEL = {"command": "command", "ai": "ai step", "manual": "manual step"}
+
+
+LABEL_CHARS = 34
+LABEL_W = 240
+LINE_H = 12
 
 
 def _clip(text: str, n: int) -> str:
@@ -54,7 +60,7 @@ def render_diagram(wf: Workflow, actions: Mapping[str, Action], href_of: Mapping
     jumps = _jumps(wf)
     has_end_jump = any(t == n for _, t, _ in jumps) or any(s.next == "end" for s in steps)
     rows = n + (1 if has_end_jump or n else 0)
-    width = LEFT + BOX_W + LANE * (len(jumps) + 1) + 170
+    width = LEFT + BOX_W + LANE * (len(jumps) + 1) + LABEL_W
     height = TOP * 2 + rows * BOX_H + (rows - 1) * GAP
     y_of = [TOP + i * (BOX_H + GAP) for i in range(rows)]
     title = f"Step diagram of workflow {wf.id}"
@@ -73,6 +79,8 @@ def render_diagram(wf: Workflow, actions: Mapping[str, Action], href_of: Mapping
             parts.append(
                 f'<line class="mlw-dg-edge" x1="{cx}" y1="{y1}" x2="{cx}" y2="{y_of[i + 1] - 2}" marker-end="url(#mlw-arrow)"/>'
             )
+    label_x = LEFT + BOX_W + LANE * (len(jumps) + 1) + 6
+    free_y: dict[int, int] = {}
     for lane, (src, dst, label) in enumerate(jumps):
         x0 = LEFT + BOX_W
         xl = x0 + LANE * (lane + 1)
@@ -81,7 +89,16 @@ def render_diagram(wf: Workflow, actions: Mapping[str, Action], href_of: Mapping
         parts.append(
             f'<path class="mlw-dg-jump" d="M{x0},{y0} H{xl} V{y1} H{x0 + 2}" fill="none" marker-end="url(#mlw-arrow)"/>'
         )
-        parts.append(f'<text class="mlw-dg-label" x="{xl + 4}" y="{(y0 + y1) // 2}">{esc(_clip(label, 28))}</text>')
+        # The whole condition, wrapped, at the row where its arc leaves the step, joined to the
+        # arc's corner by a dotted leader: each label sits on its own arrow.
+        lines = textwrap.wrap(label, LABEL_CHARS) or [label]
+        ly = max(y0, free_y.get(src, 0))
+        free_y[src] = ly + LINE_H * len(lines) + 4
+        parts.append(f'<line class="mlw-dg-leader" x1="{xl}" y1="{y0}" x2="{label_x - 2}" y2="{ly - 4}"/>')
+        spans = "".join(
+            f'<tspan x="{label_x}" dy="{0 if i == 0 else LINE_H}">{esc(line)}</tspan>' for i, line in enumerate(lines)
+        )
+        parts.append(f'<text class="mlw-dg-label" x="{label_x}" y="{ly}">{spans}</text>')
     for i, step in enumerate(steps):
         parts.append(_box(step, actions.get(step.action), href_of.get(step.action), y_of[i], i + 1))
     if rows > n:

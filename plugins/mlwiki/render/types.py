@@ -242,7 +242,7 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
     parts.append(pre(runner_command("workflow", wf.id, samples), "mlw-runner", _cmd_spec(prefix, spec)))
     parts.append("\n\n## Steps {#mlw-steps}\n\n")
     parts.append('<figure class="mlw-figure">' + render_diagram(wf, wiki.actions, href_of) + "</figure>\n\n")
-    parts.append('<div class="mlw-sr-only">' + render_fallback(wf, wiki.actions, href_of) + "</div>\n\n")
+    parts.append('<div class="mlw-sr-only mlw-steps-list">' + render_fallback(wf, wiki.actions, href_of) + "</div>\n\n")
     rows = []
     for step in wf.steps:
         action = wiki.actions.get(step.action)
@@ -269,6 +269,18 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
             else ""
         )
         why = f'<p class="mlw-why">{esc(step.why)}</p>' if step.why else ""
+        conds = [
+            f"<li>if <code>{esc(b.when.field)}</code> {esc(b.when.op.replace('_', ' '))}"
+            + ("" if b.when.value is None else f" <code>{esc(b.when.value)}</code>")
+            + f" → {esc('End' if b.goto == 'end' else b.goto)}"
+            + (f" ({esc(b.label)})" if b.label else "")
+            + "</li>"
+            for b in step.branches
+        ]
+        if step.next is not None:
+            conds.append(f"<li>then → {esc('End' if step.next == 'end' else step.next)}</li>")
+        if conds:
+            why += '<ul class="mlw-branches">' + "".join(conds) + '</ul>'
         rows.append(
             f'<tr id="step-{esc(step.id)}"><td>{step.index + 1}</td><td><strong>{esc(step.title or step.id)}</strong>{why}'
             f"{resume_html}</td><td>{link}<br>{esc(mode)} {' '.join(flags)}</td><td>{mapping}</td></tr>"
