@@ -64,12 +64,20 @@ class Watch:
     errors: list[str] = field(default_factory=list)
 
 
-VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 740}}
+VIEWPORTS = {
+    "desktop": {"width": 1280, "height": 900},
+    "phone": {"width": 375, "height": 740},
+    "w320": {"width": 320, "height": 640},
+    "w375": {"width": 375, "height": 740},
+    "w768": {"width": 768, "height": 1000},
+    "w1400": {"width": 1400, "height": 900},
+}
+WIDTHS = ["w320", "w375", "w768", "w1400"]
 
 
 def new_page(browser: Any, site_url: str, viewport: str = "desktop", js: bool = True) -> tuple[Any, Any, Watch]:
-    ctx = browser.new_context(viewport=VIEWPORTS[viewport], java_script_enabled=js, is_mobile=viewport == "phone",
-                              has_touch=viewport == "phone", permissions=["clipboard-read", "clipboard-write"])  # fmt: skip
+    ctx = browser.new_context(viewport=VIEWPORTS[viewport], java_script_enabled=js, is_mobile=viewport in ("phone", "w320", "w375"),
+                              has_touch=viewport in ("phone", "w320", "w375"), permissions=["clipboard-read", "clipboard-write"])  # fmt: skip
     watch = Watch()
 
     def route(r: Any) -> None:

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
-from conftest import VIEWPORTS, assert_clean, new_page, screenshot
+from conftest import WIDTHS, assert_clean, new_page, screenshot
 from mlwiki.core import load
 from mlwiki.core.search import build_payload, search
 from mlwiki.core.search.build import build_index
@@ -31,7 +31,7 @@ PASTES = [
 ]
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize(("error", "expected"), PASTES, ids=["tpu-busy", "nccl-watchdog", "nvml"])
 def test_paste_error_into_header_search(browser: Any, site_url: str, viewport: str, error: str, expected: str) -> None:
     ctx, page, watch = new_page(browser, site_url, viewport)
@@ -50,7 +50,7 @@ def test_paste_error_into_header_search(browser: Any, site_url: str, viewport: s
 
 
 def test_home_page(browser: Any, site_url: str) -> None:
-    for viewport in VIEWPORTS:
+    for viewport in ("desktop", "phone"):
         ctx, page, watch = new_page(browser, site_url, viewport)
         page.goto(site_url + "/")
         assert page.locator("h1").first.inner_text().rstrip("¶") == "What are you seeing?"
@@ -82,7 +82,7 @@ def _commands(page: Any) -> list[str]:
     return [t for t in page.locator("code[data-mlw-cmd]").all_inner_texts()]
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_form_fills_commands_url_and_clipboard(browser: Any, site_url: str, viewport: str, tmp_path: Path) -> None:
     ctx, page, watch = new_page(browser, site_url, viewport)
     url = site_url + "/workflows/wf-tpu-workload-hang/"
@@ -165,7 +165,7 @@ def test_js_and_python_rank_the_same(browser: Any, site_url: str) -> None:
 APPROVAL_PAGES = ["kubectl-cordon-node", "kubectl-drain-node", "kubectl-force-delete-pod", "gcloud-report-host-faulty"]
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("viewport", WIDTHS)
 def test_approval_page_shows_the_dry_run_first_and_hides_approve(browser: Any, site_url: str, viewport: str) -> None:
     """No --approve command is visible (or copyable) before the reader makes the explicit choice."""
     ctx, page, watch = new_page(browser, site_url, viewport)
@@ -182,8 +182,9 @@ def test_approval_page_shows_the_dry_run_first_and_hides_approve(browser: Any, s
     ctx.close()
 
 
-def test_forms_start_empty_and_check_patterns_live(browser: Any, site_url: str) -> None:
-    ctx, page, watch = new_page(browser, site_url)
+@pytest.mark.parametrize("viewport", WIDTHS)
+def test_forms_start_empty_and_check_patterns_live(browser: Any, site_url: str, viewport: str) -> None:
+    ctx, page, watch = new_page(browser, site_url, viewport)
     page.goto(site_url + "/workflows/wf-container-crash/")
     inputs = page.locator("form[data-mlw-form] input").all()
     assert inputs and all(i.input_value() == "" for i in inputs)
@@ -242,7 +243,7 @@ def test_workflow_reads_on_a_phone_and_branches_are_written_out(browser: Any, si
     screenshot(page, "workflow-steps-phone")
     assert_clean(watch)
     ctx.close()
-    ctx, page, watch = new_page(browser, site_url)
+    ctx, page, watch = new_page(browser, site_url, "w1400")
     page.goto(site_url + "/workflows/wf-tpu-workload-hang/")
     labels = page.locator(".mlw-figure .mlw-dg-label").all_text_contents()
     assert labels and not any(t.endswith("…") for t in labels), labels
