@@ -146,6 +146,8 @@ def test_cli_json() -> None:
     data = json.loads(proc.stdout)
     assert data["results"][0]["id"] == "image-pull-backoff"
     assert set(data["results"][0]) == {"id", "type", "title", "url", "score", "tier", "match", "matched_signature"}
+    assert data["verdict"] in ("signature", "near signature", "name", "text only")
+    assert set(data["margin"]) == {"tiers", "score"}
     assert len(data["results"]) == 2
 
 
@@ -200,3 +202,12 @@ def test_cache_key_covers_code_and_content(tmp_path, monkeypatch) -> None:  # ty
     changed = cache.fingerprint(wiki)
     monkeypatch.setattr(cache, "CODE_VERSION", "other")
     assert cache.fingerprint(wiki) != changed
+
+
+def test_cli_verdict_says_when_nothing_fits() -> None:
+    strong = json.loads(cli("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.", "--json").stdout)
+    assert strong["verdict"] == "signature" and strong["margin"]["tiers"] >= 0
+    weak = json.loads(cli("zebra giraffe lemon sunshine", "--json").stdout or "{}")
+    assert weak.get("verdict") in ("text only", "none", None)
+    none = cli("+++", "--json")
+    assert none.returncode == 1 and json.loads(none.stdout)["verdict"] == "none"

@@ -20,6 +20,24 @@ from mlwiki.core.registry import type_names
 from mlwiki.core.search import build_payload, payload_json, search
 from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
 
+VERDICTS = {3: "signature", 2: "near signature", 1: "name", 0: "text only"}
+
+
+def verdict(hits: Sequence[Any]) -> dict[str, Any]:
+    """How much the top result rests on: ``signature`` (a signature of the page is in the input,
+    digits and whitespace ignored), ``near signature``, ``name``, ``text only`` (no signature
+    matched: the page is the closest, not a fit) or ``none``; and the margin to the runner-up
+    (in tiers when they differ, else in score)."""
+    if not hits:
+        return {"verdict": "none", "margin": None}
+    top = hits[0]
+    if len(hits) == 1:
+        margin: dict[str, Any] = {"tiers": top.tier, "score": round(top.score, 3)}
+    else:
+        second = hits[1]
+        margin = {"tiers": top.tier - second.tier, "score": round(top.score - second.score, 3)}
+    return {"verdict": VERDICTS.get(top.tier, "text only"), "margin": margin}
+
 
 def load_payload(wiki_dir: Path) -> dict[str, Any]:
     """The search payload for ``wiki_dir``: from the cache when the wiki is unchanged."""
@@ -170,7 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = [{**h.as_json(), "url": args.base_url + h.url} for h in hits]
         print(
             json.dumps(
-                {"query": text[:500], "results": out, "seconds": round(elapsed, 3)}, indent=2, ensure_ascii=False
+                {"query": text[:500], **verdict(hits), "results": out, "seconds": round(elapsed, 3)},
+                indent=2,
+                ensure_ascii=False,
             )
         )
         return 0 if out else 1
