@@ -114,7 +114,7 @@ class _Concat:
         return None
 
 
-def _top(payload: dict[str, Any], tri: Any, index: Any, sources: list[Any], workers: int) -> list[str]:
+def _top(tri: Any, index: Any, sources: list[Any], workers: int) -> list[str]:
     from mlwiki.core.triage import results
 
     report = tri.run(sources, workers=workers)
@@ -144,7 +144,7 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
         ranks = []
         for case in real:
             data = case["log"].encode("utf-8")
-            ids = _top(payload, tri, index, [("real.log", lambda d=data: _Concat([d]))], workers=1)
+            ids = _top(tri, index, [("real.log", lambda d=data: _Concat([d]))], workers=1)
             ranks.append(next((i + 1 for i, r in enumerate(ids) if r in case["expect"]), None))
         out["real_logs"] = score(ranks)
     cases = yaml.safe_load((tests / "search" / "eval_set.yml").read_text(encoding="utf-8")) or []
@@ -166,7 +166,7 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
             cut = bytes(noise[: int(depth * len(noise))]).rfind(b"\n") + 1 if depth else 0
             err = case["query"].encode("utf-8") + b"\n"
             parts: list[memoryview | bytes] = [noise[:cut], err, noise[cut:]]
-            ids = _top(payload, tri, index, [("buried.log", lambda p=parts: _Concat(list(p)))], workers=1 if size <= 2_000_000 else 2)
+            ids = _top(tri, index, [("buried.log", lambda p=parts: _Concat(list(p)))], workers=1 if size <= 2_000_000 else 2)
             buried.append(next((i + 1 for i, r in enumerate(ids) if r in case["expect"]), None))
             hits = search(index, payload["docs"], case["query"], k=3)
             alone.append(rank_of(hits, case["expect"]))

@@ -75,7 +75,7 @@ class _Chained:
         return None
 
 
-def _progress(total_known: int | None) -> Any:
+def _progress() -> Any:
     """Progress on stderr every 50 MB for inputs past a few MB (never on the result stream)."""
     state = {"next": 50_000_000}
 
@@ -101,7 +101,7 @@ def triage_main(args: Any, payload: dict[str, Any], paths: list[str], stdin_text
         sources = [("<stdin>", lambda: _Chained(head, sys.stdin.buffer))]
     started = time.perf_counter()
     tri = Triage(payload["docs"])
-    report = tri.run(sources, progress=_progress(None), problems=problems)
+    report = tri.run(sources, progress=_progress(), problems=problems)
     out = results(report, tri, lambda: Index.load(payload["index"]), k=args.k)
     elapsed = time.perf_counter() - started
     for r in out["results"]:

@@ -20,6 +20,7 @@ from typing import Any
 from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core import load
 from mlwiki.core.approval import needs_approval
+from mlwiki.core.commands import required_names
 from mlwiki.core.loader import WikiDirError
 from mlwiki.core.model import Parameter
 from mlwiki.runner.engine import (
@@ -146,8 +147,7 @@ def _target(
 
 
 def _required(params: Mapping[str, Parameter]) -> str:
-    names = [n for n, p in params.items() if p.required and p.default is None]
-    return ", ".join(names) or "none"
+    return ", ".join(required_names(params)) or "none"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

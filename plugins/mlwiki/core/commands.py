@@ -44,6 +44,18 @@ def runner_command(
     return " ".join(parts)
 
 
+def required_names(params: Mapping[str, Parameter]) -> list[str]:
+    """Parameters a run cannot do without: required and with no default."""
+    return [n for n, p in params.items() if p.required and p.default is None]
+
+
+def hole_names(params: Mapping[str, Parameter], given: Mapping[str, object]) -> list[str]:
+    """Parameters a dry run shows as ``<name>`` holes: given as that very hole, or required and
+    missing (the site's unfilled form sends the first, an agent collecting values the second)."""
+    required = set(required_names(params))
+    return [n for n in params if given.get(n) == f"<{n}>" or (n not in given and n in required)]
+
+
 def sample_values(params: Mapping[str, Parameter], only_required: bool = False) -> dict[str, Value]:
     """Example values for every parameter that has one (required ones first in declaration order)."""
     out: dict[str, Value] = {}

@@ -231,7 +231,6 @@ class PageHit:
     first_key: tuple[Any, ...] = ()
     workers: set[str] = field(default_factory=set)
     evidence: list[dict[str, Any]] = field(default_factory=list)
-    signatures: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -427,7 +426,6 @@ class Triage:
         if hit is None:
             hit = report.hits[shape.page] = PageHit(shape.page)
         hit.count += 1
-        hit.signatures.add(shape.text)
         worker = _worker(line, name, many)
         if worker and len(hit.workers) < 1000:
             hit.workers.add(worker)

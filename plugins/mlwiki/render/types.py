@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mlwiki.core.approval import needs_approval
-from mlwiki.core.commands import runner_command, runner_prefix
+from mlwiki.core.commands import required_names, runner_command, runner_prefix
 from mlwiki.core.model import Action, Cause, Page, Parameter, Symptom, Workflow
 from mlwiki.render.diagram import render_diagram, render_fallback
 from mlwiki.render.html import attrs, esc
@@ -145,13 +145,9 @@ def _form(action: Action | Workflow) -> str:
     )
 
 
-def _required(params: Mapping[str, Parameter]) -> list[str]:
-    return [n for n, p in params.items() if p.required and p.default is None]
-
-
 def hole_values(params: Mapping[str, Parameter]) -> dict[str, object]:
     """What an unfilled form shows: a ``<name>`` hole for every required parameter."""
-    return {n: f"<{n}>" for n in _required(params)}
+    return {n: f"<{n}>" for n in required_names(params)}
 
 
 def _cmd_spec(prefix: str, spec: Mapping[str, object], suffix: str = "") -> str:
@@ -184,7 +180,7 @@ def action_body(action: Action, site: SiteMap, here: str) -> list[str]:
     holes = hole_values(action.parameters)
     types = {n: p.type for n, p in action.parameters.items()}
     prefix = runner_prefix("action", action.id)
-    spec = {"params": list(action.parameters), "types": types, "required": _required(action.parameters)}
+    spec = {"params": list(action.parameters), "types": types, "required": required_names(action.parameters)}
     dry = runner_command("action", action.id, holes, extra=["--dry-run"])
     if needs_approval(action):
         parts.append("<p>First, preview the exact command; nothing runs:</p>\n\n")
@@ -234,7 +230,7 @@ def workflow_body(wf: Workflow, site: SiteMap, here: str) -> str:
     samples = hole_values(wf.parameters)
     types = {n: p.type for n, p in wf.parameters.items()}
     prefix = runner_prefix("workflow", wf.id)
-    spec = {"params": list(wf.parameters), "types": types, "required": _required(wf.parameters)}
+    spec = {"params": list(wf.parameters), "types": types, "required": required_names(wf.parameters)}
     parts = ["## Run it {#mlw-run}\n\n", _form(wf)]
     parts.append("<p>First, preview every step's exact command; nothing runs:</p>\n\n")
     parts.append(pre(runner_command("workflow", wf.id, samples, extra=["--dry-run"]), "mlw-runner", _cmd_spec(prefix, spec, "--dry-run")))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mlwiki.core.approval import needs_approval, state_change
-from mlwiki.core.commands import runner_command
+from mlwiki.core.commands import hole_names, runner_command
 from mlwiki.core.model import Action, Wiki
 from mlwiki.core.params import ParameterError
 from mlwiki.runner.argv import build_argv, fill_text, validate, validate_with
@@ -36,15 +36,6 @@ def prompt_package(action: Action, values: Mapping[str, str], context: Mapping[s
         "context": dict(context),
         "return_fields": [{"name": f.name, "description": f.description} for f in action.summary_fields],
     }
-
-
-def _holes(action: Action, given: Mapping[str, Any]) -> list[str]:
-    """Parameters a dry run shows as ``<name>``: given as that very hole, or required and missing."""
-    return [
-        n
-        for n, p in action.parameters.items()
-        if given.get(n) == f"<{n}>" or (n not in given and p.required and p.default is None)
-    ]
 
 
 def _partial(action: Action, given: Mapping[str, Any], holes: list[str]) -> dict[str, str]:
@@ -86,7 +77,7 @@ def run_action(
     A dry run accepts missing required values and ``<name>`` holes (what the site's form shows
     before it is filled): they stay visible as ``<name>`` in the printed command, and the record
     lists them under ``missing``, so one dry run shows everything still to collect."""
-    holes = _holes(action, given) if opts.dry_run else []
+    holes = hole_names(action.parameters, given) if opts.dry_run else []
     try:
         values = _partial(action, given, holes) if holes else validate(action, given)
     except ParameterError as exc:

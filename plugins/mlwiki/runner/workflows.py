@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mlwiki.core.approval import needs_approval
-from mlwiki.core.commands import runner_command
+from mlwiki.core.commands import hole_names, runner_command
 from mlwiki.core.diagnostics import did_you_mean
 from mlwiki.core.model import Action, Parameter, Step, Wiki, Workflow
 from mlwiki.core.params import STEP_TEMPLATE, ParameterError, check_value, resolve_values
@@ -152,14 +152,8 @@ def run_workflow(
     from_step: str | None = None,
     sets: Mapping[str, str] | None = None,
 ) -> Outcome:
-    holes: list[str] = []
-    if opts.dry_run:
-        # A dry run shows missing values as <name> holes instead of stopping at the first one.
-        holes = [
-            n
-            for n, p in wf.parameters.items()
-            if given.get(n) == f"<{n}>" or (n not in given and p.required and p.default is None)
-        ]
+    # A dry run shows missing values as <name> holes instead of stopping at the first one.
+    holes = hole_names(wf.parameters, given) if opts.dry_run else []
     try:
         relaxed = {n: (replace(p, required=False) if n in holes else p) for n, p in wf.parameters.items()}
         params = resolve_values(relaxed, {k: v for k, v in given.items() if k not in holes})
