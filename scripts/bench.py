@@ -151,7 +151,16 @@ print(first, second)
     return {"first_build_s": round(float(out[0]), 2), "rebuild_after_edit_s": round(float(out[1]), 2)}
 
 
-def browser_figures(site: Path) -> dict[str, Any]:
+def _record_url(seen: list[str], request: Any) -> None:
+    seen.append(request.url)
+
+
+TRIAGE_ERROR = ("[rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=17, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 "
+                "milliseconds before timing out.")  # fmt: skip
+
+
+def browser_figures(site: Path, base: Path) -> dict[str, Any]:
     import functools
     import http.server
     import threading
@@ -190,6 +199,32 @@ def browser_figures(site: Path) -> dict[str, Any]:
                   for q in (query, "NCCL watchdog timeout", "Xid 79", "ImagePullBackOff", "RESOURCE_EXHAUSTED hbm")]  # fmt: skip
             per_query.append(statistics.median(ms))
             ctx.close()
+        # The "Triage a log" page: a 20 MB log (noise, one real error at 90%) chosen as a file;
+        # time from choosing it to the first result, and requests made meanwhile (must be none).
+        sys.path.insert(0, str(ROOT / "tests" / "triage"))
+        from noise import bury  # type: ignore[import-not-found]
+
+        log = base / "triage-20mb.log"
+        with open(log, "w", encoding="utf-8") as fh:
+            for line in bury(TRIAGE_ERROR, 20_000_000, 0.9, seed=20):
+                fh.write(line + "\n")
+        triage_s, triage_requests, triage_top = [], 0, None
+        for _ in range(3):
+            ctx = b.new_context()
+            page = ctx.new_page()
+            seen: list[str] = []
+            page.on("request", functools.partial(_record_url, seen))
+            page.goto(url + "/triage/")
+            page.wait_for_selector("#mlw-triage[data-ready='1']")
+            before = len(seen)
+            t = time.perf_counter()
+            page.set_input_files(".mlw-triage-files", str(log))
+            page.wait_for_selector("#mlw-triage[data-state='done']", timeout=60000)
+            triage_s.append(time.perf_counter() - t)
+            triage_requests += len(seen) - before
+            triage_top = page.locator(".mlw-triage-hit").first.get_attribute("data-id")
+            ctx.close()
+        log.unlink()
         ctx = b.new_context()
         page = ctx.new_page()
         loaded: list[str] = []
@@ -209,7 +244,9 @@ def browser_figures(site: Path) -> dict[str, Any]:
     server.shutdown()
     return {"load_to_first_result_s": round(statistics.median(first), 2),
             "query_ms_after_load": round(statistics.median(per_query), 1),
-            "workflow_page_gzip_kb_all_resources": round(weight / 1024), "workflow_page_requests": len(set(loaded))}  # fmt: skip
+            "workflow_page_gzip_kb_all_resources": round(weight / 1024), "workflow_page_requests": len(set(loaded)),
+            "triage_20mb_s": round(statistics.median(triage_s), 2), "triage_requests_while_running": triage_requests,
+            "triage_20mb_top": triage_top}  # fmt: skip
 
 
 def cli_latency() -> float:
@@ -257,9 +294,13 @@ def _tree_rss_kib(pid: int) -> int:
     return total
 
 
-def triage_figures(base: Path, sizes_mb: list[int]) -> dict[str, Any]:
+def triage_figures(base: Path, sizes_mb: list[int], site: Path | None = None) -> dict[str, Any]:
     """Triage of a log of N MB (realistic noise, one real error at 90%) beside the floor:
-    ``grep -c -F -f`` of every signature line on the same file."""
+    ``grep -c -F -f`` of every signature line on the same file; and the site's JavaScript engine
+    in Node on the same file when ``site`` (a built site) is given and node is installed."""
+    import shutil
+
+    node = shutil.which("node")
     sys.path.insert(0, str(ROOT / "tests" / "triage"))
     from mlwiki.core import load
     from mlwiki.core.search import build_payload
@@ -267,10 +308,10 @@ def triage_figures(base: Path, sizes_mb: list[int]) -> dict[str, Any]:
 
     docs = build_payload(load(ROOT / "wiki"))["docs"]
     sigs = base / "signatures.txt"
-    sigs.write_text("\n".join(s for d in docs for s in d.get("signatures", []) if "\n" not in s) + "\n", encoding="utf-8")
-    error = ("[rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
-             "timeout: WorkNCCL(SeqNum=17, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 "
-             "milliseconds before timing out.")  # fmt: skip
+    sigs.write_text(
+        "\n".join(s for d in docs for s in d.get("signatures", []) if "\n" not in s) + "\n", encoding="utf-8"
+    )
+    error = TRIAGE_ERROR
     out: dict[str, Any] = {}
     for mb in sizes_mb:
         log = base / f"triage-{mb}mb.log"
@@ -292,6 +333,15 @@ def triage_figures(base: Path, sizes_mb: list[int]) -> dict[str, Any]:
         top = json.loads(stdout)["results"][0]["id"] if stdout else None
         out[f"{mb} MB"] = {"seconds": round(seconds, 2), "grep_floor_s": round(grep_s, 2),
                            "peak_pss_mib_all_processes": round(peak / 1024), "top_result": top}  # fmt: skip
+        if node and site is not None:
+            # The site's engine (triage-core.js) in Node, one thread, on the same file.
+            manifest = base / "manifest.json"
+            manifest.write_text(json.dumps([{"case": "bench", "sources": [[log.name, str(log)]]}]), encoding="utf-8")
+            t = time.perf_counter()
+            res = subprocess.run([node, str(ROOT / "tests" / "triage" / "agree.js"), str(site / "assets"),
+                                  str(site / "search" / "mlwiki-index.json"), str(manifest)], capture_output=True, check=True)  # fmt: skip
+            out[f"{mb} MB"]["node_seconds"] = round(time.perf_counter() - t, 2)
+            out[f"{mb} MB"]["node_top_result"] = json.loads(res.stdout)[0]["result"]["results"][0]["id"]
         print(f"triage {mb} MB: {out[f'{mb} MB']}", file=sys.stderr)
         log.unlink()
     return out
@@ -352,6 +402,17 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
         for name, tr in r["triage"].items():
             lines.append(f"| {name} | {tr['seconds']} s | {tr['grep_floor_s']} s | {tr['peak_pss_mib_all_processes']} MiB | "
                          f"`{tr['top_result']}` |")  # fmt: skip
+        node_rows = [(n, tr) for n, tr in r["triage"].items() if "node_seconds" in tr]
+        if node_rows:
+            lines += ["", "The site's engine (`triage-core.js`, the same specification) in Node, one thread, on the same files:", "",
+                      "| log | JavaScript in Node | top result |", "| --- | --- | --- |"]  # fmt: skip
+            lines += [f"| {n} | {tr['node_seconds']} s | `{tr['node_top_result']}` |" for n, tr in node_rows]
+    if "browser" in r and "triage_20mb_s" in r["browser"]:
+        br = r["browser"]
+        lines += ["", "## Triage in the browser", "",
+                  f"The **Triage a log** page, a 20 MB log (noise, one real error at 90%) chosen as a file in Chromium: "
+                  f"{br['triage_20mb_s']} s from choosing the file to the first result (median of 3), top result "
+                  f"`{br['triage_20mb_top']}`, {br['triage_requests_while_running']} requests made while it ran."]  # fmt: skip
     lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")
 
@@ -390,10 +451,13 @@ def main() -> int:
         if not args.no_browser and Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
             shipped_site = base / "shipped-full"
             run_build(ROOT / "mkdocs.yml", shipped_site)
-            result["browser"] = browser_figures(shipped_site)
+            result["browser"] = browser_figures(shipped_site, base)
         triage_sizes = [int(x) for x in args.triage_mb.split(",") if x]
         if triage_sizes:
-            result["triage"] = triage_figures(base, triage_sizes)
+            built = base / "shipped-full"
+            if not (built / "assets").is_dir():
+                run_build(ROOT / "mkdocs.yml", built)
+            result["triage"] = triage_figures(base, triage_sizes, built)
     write_page(Path(args.out), result)
     print(json.dumps(result, indent=2))
     return 0

@@ -169,7 +169,11 @@ def test_cli_no_match_message() -> None:
 
 
 def test_cli_says_the_tier_in_words() -> None:
-    proc = cli("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.", "-k", "1")
+    proc = cli(
+        "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.",
+        "-k",
+        "1",
+    )
     assert proc.returncode == 0
     assert "(signature match (digits and whitespace ignored))" in proc.stdout
     text = cli("slow training steps", "-k", "1", "--json")
@@ -205,9 +209,35 @@ def test_cache_key_covers_code_and_content(tmp_path, monkeypatch) -> None:  # ty
 
 
 def test_cli_verdict_says_when_nothing_fits() -> None:
-    strong = json.loads(cli("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.", "--json").stdout)
+    strong = json.loads(
+        cli(
+            "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=5, NumelOut=5, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.",
+            "--json",
+        ).stdout
+    )
     assert strong["verdict"] == "signature" and strong["margin"]["tiers"] >= 0
     weak = json.loads(cli("zebra giraffe lemon sunshine", "--json").stdout or "{}")
     assert weak.get("verdict") in ("text only", "none", None)
     none = cli("+++", "--json")
     assert none.returncode == 1 and json.loads(none.stdout)["verdict"] == "none"
+
+
+def test_a_prefix_lunr_cannot_expand_falls_back_to_plain_terms() -> None:
+    """lunr's token set can expand a trailing prefix to a term missing from the inverted index
+    (KeyError inside Index.query); search then runs the same terms without the prefix."""
+    from lunr.index import Index
+
+    index = Index.load(PAYLOAD["index"])
+    real = index.query
+    calls = []
+
+    def faulty(q):  # type: ignore[no-untyped-def]
+        calls.append([c.wildcard for c in q.clauses])
+        if any(c.wildcard for c in q.clauses):
+            raise KeyError("cuda_r_18")
+        return real(q)
+
+    index.query = faulty  # type: ignore[method-assign]
+    hits = search(index, PAYLOAD["docs"], "NCCL watchdog caught collective operation timeo", k=3)
+    assert len(calls) == 2 and any(calls[0]) and not any(calls[1])
+    assert hits and hits[0].ref == "nccl-watchdog-timeout"

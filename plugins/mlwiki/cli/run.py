@@ -20,16 +20,19 @@ from typing import Any
 from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core import load
 from mlwiki.core.approval import needs_approval
-from mlwiki.core.commands import required_names
+from mlwiki.core.commands import required_names, runner_command
 from mlwiki.core.loader import WikiDirError
 from mlwiki.core.model import Parameter
+from mlwiki.core.window import DEFAULT_MARGIN, WindowError, window
 from mlwiki.runner.engine import (
+    EXIT_STOPPED,
     EXIT_USAGE,
     Options,
     RunnerError,
     default_ask,
     find_action,
     find_workflow,
+    read_given_output,
     refuse_if_invalid,
     run_action,
     run_workflow,
@@ -57,6 +60,28 @@ def _parser() -> argparse.ArgumentParser:
         help="provide a summary field of an ai or manual step when resuming (repeatable)",
     )
     p.add_argument("--dry-run", action="store_true", help="print the exact argv, shell-quoted; run nothing")
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="no access to the cluster or project: run nothing; stop at each command step with the exact "
+        "command for you to run, then resume with --from STEP --output STEP=FILE",
+    )
+    p.add_argument(
+        "--output",
+        dest="outputs",
+        action="append",
+        default=[],
+        metavar="STEP=FILE",
+        help="with --offline: the saved output of STEP's command (for a single action: FILE), read instead of running it (repeatable)",
+    )
+    p.add_argument(
+        "--evidence-time",
+        metavar="TIME",
+        help="when the echo was printed (RFC 3339 with a zone): with --timeout, sets start_time/end_time to "
+        "[TIME - timeout - margin, TIME + margin]",
+    )
+    p.add_argument("--timeout", metavar="DURATION", help="the timeout the echo printed, e.g. 600000ms or 30m")
+    p.add_argument("--margin", metavar="DURATION", default=None, help="added on both sides of the window (default 10m)")
     p.add_argument("--approve", action="store_true", help="allow an action that changes state to run")
     p.add_argument("--json", action="store_true", help="print one machine-readable JSON object")
     p.add_argument("--list", action="store_true", help="list actions and workflows")
@@ -111,6 +136,13 @@ def _print_record(rec: dict[str, Any], out: Any) -> None:
     elif status == "wrong-context":
         out(f"NOT RUN (wrong cluster): {rec['command']}")
         print(rec["message"], file=sys.stderr)
+    elif status == "needs-output":
+        out(f"NOT RUN (offline): {rec['command']}")
+    elif status == "given":
+        out(f"$ {rec['command']}")
+        out(f"  (output read from {rec['output_path']}, not run here)")
+        for name, value in (rec.get("summary") or {}).items():
+            out(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
     elif status == "answered":
         out(f"{rec['action']}: answered with --set: {json.dumps(rec.get('summary', {}), ensure_ascii=False)}")
     elif status and str(status).endswith("(runs nothing)"):
@@ -144,6 +176,56 @@ def _target(
         raise RunnerError(str(exc)) from None
     opts.expected_cluster = cluster or (params.get("cluster_name") if isinstance(params.get("cluster_name"), str) else None)
     print(opts.target.describe(), file=sys.stderr)
+
+
+def _window(args: Any, params: dict[str, Any], declared: Mapping[str, Parameter]) -> None:
+    """--evidence-time and --timeout: derive start_time/end_time from the echo, not a clock."""
+    if args.evidence_time is None and args.timeout is None:
+        if args.margin is not None:
+            raise RunnerError("--margin applies only with --evidence-time and --timeout")
+        return
+    if args.evidence_time is None or args.timeout is None:
+        raise RunnerError("--evidence-time and --timeout go together: the window is TIME - timeout - margin .. TIME + margin")
+    if not {"start_time", "end_time"} <= set(declared):
+        raise RunnerError("--evidence-time: this action or workflow has no start_time/end_time parameters")
+    for name in ("start_time", "end_time"):
+        if name in params:
+            raise RunnerError(f"--evidence-time derives {name}; do not also give it in the parameters")
+    try:
+        start, end = window(args.evidence_time, args.timeout, args.margin or DEFAULT_MARGIN)
+    except WindowError as exc:
+        raise RunnerError(str(exc)) from None
+    params["start_time"], params["end_time"] = start, end
+    print(
+        f"window {start} .. {end}: evidence {args.evidence_time} minus timeout {args.timeout} minus margin "
+        f"{args.margin or DEFAULT_MARGIN}, to evidence plus margin",
+        file=sys.stderr,
+    )
+
+
+def _offline_action(
+    wiki: Any, action: Any, params: Mapping[str, Any], opts: Options, outputs: list[str], as_json: bool, out: Any
+) -> int:
+    """One action without access: the exact command to run by hand; with --output FILE, what
+    its saved output says (the action's summary fields)."""
+    if len(outputs) > 1 or (outputs and "=" in outputs[0] and not Path(outputs[0]).exists()):
+        raise RunnerError("--output for a single action is one FILE (STEP=FILE is for workflows)")
+    dry = run_action(wiki, action, params, Options(dry_run=True, target=opts.target))
+    if dry.record.get("missing"):
+        raise RunnerError(f"{action.id}: missing required parameter(s): {', '.join(dry.record['missing'])}")
+    rec: dict[str, Any] = {"action": action.id, "command": dry.record["command"], "requires_approval": needs_approval(action)}
+    if outputs:
+        rec.update(status="given", output_path=outputs[0], summary=read_given_output(action, "output", outputs[0]))
+    else:
+        again = runner_command("action", action.id, params, extra=["--offline", "--output", "FILE"])
+        rec.update(status="needs-output", message=f"Run this yourself, save what it prints, then: {again}")
+    if as_json:
+        out(json.dumps(rec, indent=2, ensure_ascii=False, default=str))
+    else:
+        _print_record(rec, out)
+        if rec.get("message"):
+            out(rec["message"])
+    return 0 if outputs else EXIT_STOPPED
 
 
 def _required(params: Mapping[str, Parameter]) -> str:
@@ -185,13 +267,20 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 out(f"workflow {w.id}: {w.page.title} ({len(w.steps)} steps)")
                 out(f"         required: {_required(w.parameters)}")
             return 0
+        if args.offline and (args.dry_run or args.approve):
+            raise RunnerError("--offline runs nothing: it cannot be combined with --dry-run or --approve")
+        if args.outputs and not args.offline:
+            raise RunnerError("--output is read only with --offline (you ran the command yourself)")
         opts = Options(
             dry_run=args.dry_run,
             approve=args.approve,
             ask=None if args.json else default_ask(),
             runs_dir=Path(args.runs_dir) if args.runs_dir else None,
+            offline=args.offline,
         )
         params = parse_params(args.params)
+        page = find_workflow(wiki, args.workflow) if args.workflow else find_action(wiki, args.action)
+        _window(args, params, page.parameters)
         named = params.pop("kube_context", None)
         if named is not None and not isinstance(named, str):
             raise RunnerError("parameter 'kube_context' must be a string (a context name from kubectl config get-contexts)")
@@ -200,6 +289,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
             wf = find_workflow(wiki, args.workflow)
             refuse_if_invalid(wiki, wf.page.rel)
             _target(opts, wiki, [s.action for s in wf.steps], params, named, args.cluster)
+            given_outputs = {}
+            for item in args.outputs:
+                step, sep, path = item.partition("=")
+                if not sep or not step or not path or wf.step(step) is None:
+                    raise RunnerError(f"--output {item!r}: expected STEP=FILE with a step of '{wf.id}'")
+                given_outputs[step] = path
+            opts.given_outputs = given_outputs
             sets = {}
             for item in args.sets:
                 key, sep, value = item.partition("=")
@@ -235,6 +331,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         action = find_action(wiki, args.action)
         refuse_if_invalid(wiki, action.page.rel)
         _target(opts, wiki, [action.id], params, named, args.cluster)
+        if args.offline:
+            return _offline_action(wiki, action, params, opts, args.outputs, args.json, out)
         outcome = run_action(wiki, action, params, opts)
         outcome.record["target"] = opts.target.as_json() if opts.target else None
         if args.json:

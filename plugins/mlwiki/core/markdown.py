@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 _NEWLINE = re.compile("\n")
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# A code span may wrap onto the next line of its paragraph (CommonMark), never past a blank line.
+CODE_SPAN = re.compile(r"(`+)(?!`)((?:[^\n]|\n(?![ \t]*\n))+?)(?<!`)\1(?!`)")
 WIKILINK = re.compile(r"\[\[([^\[\]\n|#]*)(?:#([^\[\]\n|]*))?(?:\|([^\[\]\n]*))?\]\]")
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 ATTR_ID = re.compile(r"\s*\{[^}]*#([\w-]+)[^}]*\}\s*$")
@@ -47,12 +48,22 @@ class Heading:
 
 
 def mask_code(text: str) -> str:
-    """Replace fenced code blocks and inline code spans with spaces, keeping every offset."""
+    """Replace fenced code blocks and inline code spans with spaces, keeping every offset and
+    newline (a code span may wrap onto the next line of its paragraph)."""
     out: list[str] = []
+    prose: list[str] = []
     fence: str | None = None
+
+    def flush() -> None:
+        if prose:
+            chunk = CODE_SPAN.sub(lambda s: re.sub(r"[^\n]", " ", s.group(0)), "\n".join(prose))
+            out.extend(chunk.split("\n"))
+            prose.clear()
+
     for line in text.split("\n"):
         m = FENCE.match(line)
         if fence is None and m:
+            flush()
             fence = m.group(1)
             out.append(" " * len(line))
             continue
@@ -61,7 +72,8 @@ def mask_code(text: str) -> str:
                 fence = None
             out.append(" " * len(line))
             continue
-        out.append(CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line))
+        prose.append(line)
+    flush()
     return "\n".join(out)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import json
 import os
 import re
 import sys
@@ -29,113 +30,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-BLOCK = 4 << 20
-MAX_LINE = 8192
-MIN_FRAGMENT = 4
-ANCHORS_PER_SHAPE = 2
-_WORDCHAR = re.compile(r"[a-z0-9_]").match
-MAX_EVIDENCE = 5
-MAX_UNMATCHED = 50
-BINARY_PROBE = 65536
+SPEC_PATH = Path(__file__).with_name("triage_spec.json")
+SPEC: dict[str, Any] = json.loads(SPEC_PATH.read_text(encoding="utf-8"))
+"""The one specification of shapes and ranking, shared with the site's triage.js."""
+
+BLOCK: int = SPEC["block_bytes"]
+MAX_LINE: int = SPEC["max_line"]
+MIN_FRAGMENT: int = SPEC["min_fragment"]
+ANCHORS_PER_SHAPE: int = SPEC["anchors_per_shape"]
+MAX_EVIDENCE: int = SPEC["max_evidence"]
+MAX_UNMATCHED: int = SPEC["max_unmatched"]
+MAX_CANDIDATES: int = SPEC["max_candidates"]
+GUESS_LINES: int = SPEC["guess_lines"]
+GROUP_GAP: int = SPEC["group_gap"]
+EVIDENCE_CHARS: int = SPEC["evidence_chars"]
+BINARY_PROBE: int = SPEC["binary_probe"]
+_WORDBYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 # Bytes of text: printable ASCII, tab, newline, carriage return, escape (ANSI colours), UTF-8.
 TEXT_BYTES = bytes([7, 8, 9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
 
 # Tokens: runs of word characters with inner . : - / (so "ProcessGroupNCCL.cpp", "10.0.0.1:8476",
-# "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each).
-TOKEN = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.:/\-]*[A-Za-z0-9_])?")
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each). ASCII mode everywhere, as in JS.
+TOKEN = re.compile(SPEC["token"], re.ASCII)
+ANSI = re.compile(SPEC["ansi"], re.ASCII)
 VAR = "\x00"
 # Words too common in ordinary logs to anchor a prefilter on.
-COMMON = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "that",
-        "this",
-        "was",
-        "were",
-        "not",
-        "are",
-        "has",
-        "have",
-        "into",
-        "error",
-        "errors",
-        "failed",
-        "failure",
-        "info",
-        "warning",
-        "warn",
-        "debug",
-        "true",
-        "false",
-        "none",
-        "null",
-        "process",
-        "processes",
-        "rank",
-        "ranks",
-        "node",
-        "nodes",
-        "pod",
-        "pods",
-        "time",
-        "timeout",
-        "checkpoint",
-        "checkpoints",
-        "scheduled",
-        "scheduler",
-        "successfully",
-        "request",
-        "requests",
-        "client",
-        "worker",
-        "workers",
-        "training",
-        "train",
-        "saved",
-        "userwarning",
-        "deprecated",
-        "started",
-        "finished",
-        "running",
-        "loading",
-        "model",
-        "batch",
-        "epoch",
-        "server",
-        "service",
-        "status",
-        "image",
-        "match",
-        "step",
-        "steps",
-        "loss",
-        "version",
-        "using",
-        "default",
-    ]
-)
-ERRORISH = re.compile(
-    r"(?:^|[\s\]:\[])(?:[EF]\d{4} \d\d:\d\d|ERROR\b|FATAL\b|CRITICAL\b|Traceback \(most recent call last\)|"
-    r"[A-Za-z_.]*(?:Error|Exception)\b:?|Check failed|terminate called|[Ee]rror:|panic:|WARN\b|[Tt]imed out|"
-    r"[Uu]nhandled|[Dd]enied|[Rr]efused|OOMKilled|Killed\b|Aborted|core dumped|Assertion\b|[Ff]ailed\b)"
-)
-ERROR_WORDS = (
-    "error", "fatal", "critical", "traceback", "exception", "check failed", "terminate called", "panic:", "warn",
-    "timed out", "unhandled", "denied", "refused", "killed", "aborted", "core dumped", "assertion", "failed",
-)  # fmt: skip
-_ERROR_SET = frozenset(ERROR_WORDS)
-TIMESTAMPS = (
-    re.compile(r"(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d+))?"),
-    re.compile(r"(?:^|[\[\s])[IWEF](?P<mo>\d\d)(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d+))?"),
-)
-WORKER = re.compile(
-    r"\[rank(?P<rank>\d+)\]|\bRank (?P<rank2>\d+)\b|\[pod/(?P<pod>[^/\]\s]+)|\b(?P<worker>worker-\d+)\b|\bhost(?:name)?[=:]\s*(?P<host>[\w.-]+)"
-)
+COMMON = frozenset(SPEC["common_words"])
+ERRORISH = re.compile(SPEC["errorish"], re.ASCII)
+ERROR_WORDS: tuple[str, ...] = tuple(SPEC["error_words"])
+_ERROR_SET = frozenset(w.encode("ascii") for w in ERROR_WORDS)
+TIMESTAMPS = tuple(re.compile(p, re.ASCII) for p in SPEC["timestamps"])
+WORKER = re.compile(SPEC["worker"], re.ASCII)
 
 
 def is_variable(token: str) -> bool:
@@ -161,6 +86,8 @@ class Shape:
     text: str  # the signature as written
     words: tuple[str, ...]  # its constant words, in order (variable tokens dropped)
     anchors: tuple[str, ...]  # its uncommon words: a line holding one is examined
+    weak: bool = False  # the same word sequence belongs to two or more pages
+    digits: str = ""  # the signature lower-cased with whitespace collapsed: exact-digit tiebreak
 
     def matches(self, line_words: Sequence[str]) -> bool:
         """The signature's constant words occur contiguously, in order, in the line's; or the
@@ -185,24 +112,32 @@ def line_words(text: str) -> list[str]:
     return [t for t in shape_tokens(text) if t != VAR]
 
 
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
     """One Shape per signature specific enough to match a line by itself: at least two constant
     words, or one constant word of 12+ characters (``scale.up.error.quota.exceeded``)."""
     shapes = []
+    owners: dict[tuple[str, ...], set[str]] = {}
     for doc in docs:
         for text in doc.get("signatures") or ():
             words = [t for t in shape_tokens(text) if t != VAR]
-            if not words or (len(words) < 2 and len(words[0]) < 12):
+            if not words or (len(words) < 2 and len(words[0]) < SPEC["single_word_shape_min_length"]):
                 continue
             # Anchors: the uncommon words (identifiers such as processgroupnccl.cpp or
             # ncclinternalerror are rare in ordinary log lines); a fragment of the message that
             # lacks the rarest one is still examined through another.
-            pool = {w for w in words if w not in COMMON and len(w) >= 5} or {w for w in words if len(w) >= 4}
+            pool = {w for w in words if w not in COMMON and len(w) >= SPEC["anchor_min_length"]} or {
+                w for w in words if len(w) >= SPEC["anchor_fallback_min_length"]
+            }
             anchors = sorted(sorted(pool, key=lambda w: (-len(w), w))[:ANCHORS_PER_SHAPE])
             if not anchors:
                 continue
-            shapes.append(Shape(doc["ref"], text, tuple(words), tuple(anchors)))
-    return shapes
+            owners.setdefault(tuple(words), set()).add(doc["ref"])
+            shapes.append(Shape(doc["ref"], text, tuple(words), tuple(anchors), False, _squash(text)))
+    return [Shape(s.page, s.text, s.words, s.anchors, len(owners[s.words]) > 1, s.digits) for s in shapes]
 
 
 def _trie_pattern(words: Iterable[str]) -> str:
@@ -229,6 +164,9 @@ class PageHit:
     count: int = 0
     first: dict[str, Any] | None = None
     first_key: tuple[Any, ...] = ()
+    exact: bool = False  # the signature's digits are exactly those of the first line
+    words: int = 0  # constant words of the shape that matched the first line
+    weak: bool = True  # every shape that matched is weak
     workers: set[str] = field(default_factory=set)
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
@@ -249,6 +187,7 @@ class Report:
     lines_read: int
     files: list[str]
     problems: list[str]
+    candidates: list[Unmatched] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -261,7 +200,7 @@ class Report:
 
 def _timestamp(line: str) -> tuple[int, ...] | None:
     for rx in TIMESTAMPS:
-        m = rx.search(line[:200])
+        m = rx.search(line[: SPEC["timestamp_window"]])
         if m:
             g = m.groupdict()
             frac = (g.get("f") or "0")[:6].ljust(6, "0")
@@ -270,24 +209,24 @@ def _timestamp(line: str) -> tuple[int, ...] | None:
 
 
 def _worker(line: str, source: str, many_files: bool) -> str:
-    m = WORKER.search(line[:300])
+    m = WORKER.search(line[: SPEC["worker_window"]])
     if m:
         for key in ("rank", "rank2"):
             if m.group(key):
                 return f"rank {m.group(key)}"
         for key in ("pod", "worker", "host"):
             if m.group(key):
-                return m.group(key)
+                return str(m.group(key))
     if not many_files:
         return ""
-    name = Path(source).name
-    for suffix in (".gz", ".log", ".txt", ".out", ".err"):
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    for suffix in SPEC["worker_file_suffixes"]:
         name = name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
     return name
 
 
 # A scanned line: (line number within its block, 0-based; text; indexes of the shapes it
-# matched; whether it looks like an error)
+# matched; whether it is a candidate for a guess)
 Found = tuple[int, str, tuple[int, ...], bool]
 _WORKER_TRIAGE: Triage | None = None
 
@@ -314,43 +253,48 @@ class Triage:
             for a in s.anchors:
                 self.by_anchor.setdefault(a, []).append(i)
         words = sorted(set(self.by_anchor) | set(ERROR_WORDS))
-        self.prefilter = re.compile(_trie_pattern(words))
+        # Matched on the ASCII-lower-cased bytes of a block: bytes.lower() folds ASCII only, as
+        # the JavaScript side's case-insensitive match does, and offsets stay those of the input.
+        self.prefilter = re.compile(_trie_pattern(words).encode("ascii"))
         self.echo_of = {d["ref"]: tuple(d.get("echo_of") or ()) for d in docs}
 
     def scan_block(self, block: bytes) -> tuple[int, list[Found]]:
-        """(newlines in the block, every line that a shape matches or that looks like an error).
-        Whole lines, or a window around the hit in a very long one. Pure: runs in a worker
-        process as well."""
-        text = block.decode("utf-8", errors="replace")
-        low = text.lower()
+        """(newlines in the block, every line that a shape matches or that is a candidate for a
+        guess). Whole lines, or a window around the hit in a very long one. Pure: runs in a
+        worker process as well."""
+        low = block.lower()
         found: list[Found] = []
         last_end = -1
         line = 0
         counted_to = 0
         for m in self.prefilter.finditer(low):
             a, b = m.start(), m.end()
-            if ((a and _WORDCHAR(low[a - 1])) or (b < len(low) and _WORDCHAR(low[b]))) and m.group(0) not in _ERROR_SET:
+            if ((a and low[a - 1] in _WORDBYTES) or (b < len(low) and low[b] in _WORDBYTES)) and m.group(
+                0
+            ) not in _ERROR_SET:
                 continue  # a signature word inside a longer word ("check" in "checkpoint")
-            start = low.rfind("\n", 0, a) + 1
+            start = low.rfind(b"\n", 0, a) + 1
             if start < last_end:
                 continue
-            end = low.find("\n", m.end())
-            end = len(text) if end < 0 else end
-            line += text.count("\n", counted_to, start)
+            end = low.find(b"\n", b)
+            end = len(low) if end < 0 else end
+            line += block.count(b"\n", counted_to, start)
             counted_to = start
             if end - start > MAX_LINE:
-                start = max(start, m.start() - MAX_LINE // 2)
+                start = max(start, a - MAX_LINE // 2)
                 end = start + MAX_LINE
             last_end = end
-            clean = ANSI.sub("", text[start:end]).replace("\r", "").strip("\x00 \t")
+            text = block[start:end].decode("utf-8", errors="replace")
+            clean = ANSI.sub("", text).replace("\r", "").strip("\x00 \t")
             words = line_words(clean)
             present = {w for w in words if w in self.by_anchor}
-            hits = {i for a in present for i in self.by_anchor[a] if self.shapes[i].matches(words)}
-            # Lines that look like errors, or carry words of a signature without matching it,
-            # are kept for the best guess (ranked by search) when no shape matches.
-            errorish = not hits and (bool(ERRORISH.search(clean)) or len(present) >= 2)
-            if hits or errorish:
-                found.append((line, clean, tuple(sorted(hits)), errorish))
+            hits = {i for a_ in present for i in self.by_anchor[a_] if self.shapes[i].matches(words)}
+            # Candidates for the best guess (ranked by search): lines that match no strong shape
+            # and look like errors or hold a signature's uncommon word.
+            strong = any(not self.shapes[i].weak for i in hits)
+            candidate = not strong and (bool(present) or bool(ERRORISH.search(clean)))
+            if hits or candidate:
+                found.append((line, clean, tuple(sorted(hits)), candidate))
         return block.count(b"\n"), found
 
     def run(
@@ -389,32 +333,33 @@ class Triage:
                     scanned = _bounded(pool, feed, 2 * nproc) if pool is not None else map(self.scan_block, feed)
                     base = 1
                     for nl, found in scanned:
-                        for rel, clean, hits, errorish in found:
+                        for rel, clean, hits, candidate in found:
                             seq += 1
-                            self._take(report, unmatched, name, base + rel, clean, hits, errorish, seq, many)
+                            self._take(report, unmatched, name, base + rel, clean, hits, candidate, seq, many)
                         base += nl
                         report.lines_read += nl
         finally:
             if pool is not None:
                 pool.close()
                 pool.join()
-        report.unmatched = sorted(unmatched.values(), key=lambda u: u.first_key)[:MAX_UNMATCHED]
+        report.candidates = list(unmatched.values())
+        report.unmatched = sorted(report.candidates, key=lambda u: u.first_key)[:MAX_UNMATCHED]
         return report
 
     def _take(
         self, report: Report, unmatched: dict[str, Unmatched], name: str, lineno: int, clean: str,
-        hits: tuple[int, ...], errorish: bool, seq: int, many: bool,
+        hits: tuple[int, ...], candidate: bool, seq: int, many: bool,
     ) -> None:  # fmt: skip
         ts = _timestamp(clean)
         key = (0 if ts is None else 1, ts or (), seq)
         for i in hits:
             self._record(report, self.shapes[i], name, lineno, clean, key, ts, many)
-        if errorish:
+        if candidate:
             norm = " ".join("#" if t == VAR else t for t in shape_tokens(clean))[:300]
             u = unmatched.get(norm)
             if u is None:
-                if len(unmatched) < 10 * MAX_UNMATCHED:
-                    unmatched[norm] = Unmatched(clean[:500], 1, _where(name, lineno, ts, ""), key)
+                if len(unmatched) < MAX_CANDIDATES:
+                    unmatched[norm] = Unmatched(clean[:EVIDENCE_CHARS], 1, _where(name, lineno, ts), key)
             else:
                 u.count += 1
 
@@ -426,12 +371,18 @@ class Triage:
         if hit is None:
             hit = report.hits[shape.page] = PageHit(shape.page)
         hit.count += 1
+        hit.weak = hit.weak and shape.weak
         worker = _worker(line, name, many)
-        if worker and len(hit.workers) < 1000:
+        if worker and len(hit.workers) < SPEC["max_workers_kept"]:
             hit.workers.add(worker)
-        ev = {**_where(name, lineno, ts, ""), "text": line[:500], "signature": shape.text}
-        if hit.first is None or key < hit.first_key:
-            hit.first, hit.first_key = ev, key
+        ev = {**_where(name, lineno, ts), "text": line[:EVIDENCE_CHARS], "signature": shape.text}
+        exact = shape.digits in _squash(line)
+        if (
+            hit.first is None
+            or key < hit.first_key
+            or (key == hit.first_key and (exact, len(shape.words)) > (hit.exact, hit.words))
+        ):
+            hit.first, hit.first_key, hit.exact, hit.words = ev, key, exact, len(shape.words)
         if len(hit.evidence) < MAX_EVIDENCE and all(e["line"] != lineno or e["file"] != name for e in hit.evidence):
             hit.evidence.append(ev)
 
@@ -490,24 +441,23 @@ def _blocks(name: str, stream: ByteStream, report: Report, progress: Callable[[i
         yield data[:cut]
 
 
-def _where(name: str, lineno: int, ts: tuple[int, ...] | None, note: str) -> dict[str, Any]:
+def _where(name: str, lineno: int, ts: tuple[int, ...] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"file": name, "line": lineno}
     if ts is not None:
-        y, mo, d, h, mi, s, f = ts
-        out["timestamp"] = (f"{y:04d}-" if y else "") + f"{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}.{f:06d}"
-    if note:
-        out["note"] = "matched inside a very long line"
+        y, mo, d, h, mi, sec, f = ts
+        out["timestamp"] = (f"{y:04d}-" if y else "") + f"{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{sec:02d}.{f:06d}"
     return out
 
 
 def rank(report: Report, triage: Triage) -> list[PageHit]:
     """Root causes first: a page that is an echo of another matched page ranks below it; then
-    the earliest first occurrence; then the most frequent."""
+    the earliest first occurrence; on the same first line, the signature whose digits are those
+    of the line, then the longer shape; then the most frequent."""
     matched = set(report.hits)
 
     def key(h: PageHit) -> tuple[Any, ...]:
         echo = any(o in matched for o in triage.echo_of.get(h.page, ()))
-        return (echo, h.first_key, -h.count, h.page)
+        return (echo, h.first_key, not h.exact, -h.words, -h.count, h.page)
 
     return sorted(report.hits.values(), key=key)
 
@@ -634,21 +584,63 @@ class _Unclosed:
 
 # --- results ----------------------------------------------------------------------------
 
-GUESS_LINES = 20
+
+def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatched]]:
+    """(search hit, candidate line) pairs, best first: the ``GUESS_LINES`` rarest candidate
+    lines (fewest occurrences, then earliest), each searched alone; every pair is ordered by
+    tier and strength, then the rarer and earlier line, then score, then id; a page once."""
+    from mlwiki.core.search import search
+
+    lines = sorted(report.candidates, key=lambda u: (u.count, u.first_key))[:GUESS_LINES]
+    if not lines:
+        return []
+    # A message printed over several lines (a traceback, "terminate called" then "what():") is
+    # searched whole as well: picked lines at most GROUP_GAP lines apart in one file are joined.
+    by_place = sorted(lines, key=lambda u: (u.first["file"], u.first["line"]))
+    run = [by_place[0]]
+    for u in [*by_place[1:], None]:
+        if (
+            u is not None
+            and u.first["file"] == run[-1].first["file"]
+            and u.first["line"] - run[-1].first["line"] <= GROUP_GAP
+        ):
+            run.append(u)
+            continue
+        if len(run) > 1:
+            lines.append(
+                Unmatched(
+                    "\n".join(x.line for x in run),
+                    min(x.count for x in run),
+                    run[0].first,
+                    min(x.first_key for x in run),
+                )
+            )
+        if u is not None:
+            run = [u]
+    loaded = index() if callable(index) else index
+    pairs = [(hit, u) for u in lines for hit in search(loaded, tri.doc_list, u.line, k=3) if hit.type != "doc"]
+    pairs.sort(key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, p[1].first_key, -p[0].score, p[0].ref))
+    seen: set[str] = set()
+    out = []
+    for hit, u in pairs:
+        if hit.ref not in seen:
+            seen.add(hit.ref)
+            out.append((hit, u))
+    return out
 
 
 def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, Any]:
-    """The ranked pages with their evidence: pages whose signature shape matched a line first
-    (root causes before their echoes), then, for error lines no signature matched, the search
-    ranking's best guess over the earliest of them, marked ``"match": "guess"``. ``index`` is the
+    """The ranked pages with their evidence: pages whose signature shape matched a line
+    (root causes before their echoes); then best guesses by the search ranking over candidate
+    lines no strong shape matched, marked ``"match": "guess"`` (a near-signature guess ranks
+    above pages matched only by a weak shape, one that several pages share). ``index`` is the
     lunr index, or a function returning it (loaded only when a guess is needed)."""
-    from mlwiki.core.search import search
-
-    out: list[dict[str, Any]] = []
+    shaped = []
     for h in rank(report, tri):
         doc = tri.docs[h.page]
         echo = [o for o in tri.echo_of.get(h.page, ()) if o in report.hits]
-        out.append(
+        first = h.first or {}
+        shaped.append(
             {
                 "id": h.page,
                 "type": doc["type"],
@@ -656,40 +648,44 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
                 "url": doc["url"],
                 "match": "shape",
                 "why": (f"echo of {', '.join(echo)}, which also matched; " if echo else "")
-                + f"signature shape matched {h.count} line{'s' if h.count != 1 else ''}, first at {h.first['file']}:{h.first['line']}"
-                if h.first
-                else "",
+                + ("a shape several pages share; " if h.weak else "")
+                + f"signature shape matched {h.count} line{'s' if h.count != 1 else ''}, "
+                f"first at {first.get('file')}:{first.get('line')}",
                 "count": h.count,
                 "first_seen": h.first,
-                "workers": sorted(h.workers)[:50],
+                "workers": sorted(h.workers)[: SPEC["max_workers_listed"]],
                 "worker_count": len(h.workers),
                 "evidence": h.evidence,
+                "weak": h.weak,
             }
         )
-    if report.unmatched and len(out) < k:
-        text = "\n".join(u.line for u in report.unmatched[:GUESS_LINES])
-        seen = {r["id"] for r in out}
-        loaded = index() if callable(index) else index
-        for hit in search(loaded, list(tri.docs.values()), text, k=k):
-            if hit.ref in seen or hit.type == "doc":
+    strong = [r for r in shaped if not r["weak"]]
+    weak = [r for r in shaped if r["weak"]]
+    near: list[dict[str, Any]] = []
+    other: list[dict[str, Any]] = []
+    if len(strong) < k:
+        seen = {r["id"] for r in shaped}
+        for hit, u in guesses(report, tri, index):
+            if hit.ref in seen:
                 continue
-            out.append(
+            (near if hit.tier >= 2 else other).append(
                 {
                     "id": hit.ref,
                     "type": hit.type,
                     "title": hit.title,
                     "url": hit.url,
                     "match": "guess",
-                    "why": "no signature matched; best guess from the error lines below by the search ranking"
+                    "why": "no signature shape matched this line; best guess by the search ranking"
                     + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
                     "score": hit.score,
-                    "first_seen": report.unmatched[0].first,
+                    "tier": hit.tier,
+                    "count": u.count,
+                    "first_seen": {**u.first, "text": u.line},
                 }
             )
-            if len(out) >= k:
-                break
+    ordered = strong + near + weak + other
     return {
-        "results": out[:k],
+        "results": ordered[:k],
         "unmatched_errors": [
             {"text": u.line, "count": u.count, "first_seen": u.first} for u in report.unmatched[:GUESS_LINES]
         ],

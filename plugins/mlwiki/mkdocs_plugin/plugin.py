@@ -45,6 +45,10 @@ ASSET_CSS = "assets/mlwiki.css"
 ASSET_JS = "assets/mlwiki.js"
 ASSET_LUNR = "assets/lunr.js"
 ASSET_SEARCH = "assets/mlwiki-search.js"
+ASSET_SEARCH_CORE = "assets/mlwiki-search-core.js"
+ASSET_TRIAGE_CORE = "assets/mlwiki-triage-core.js"
+ASSET_TRIAGE = "assets/mlwiki-triage.js"
+ASSET_TRIAGE_WORKER = "assets/mlwiki-triage-worker.js"
 SEARCH_INDEX = "search/mlwiki-index.json"
 
 
@@ -58,6 +62,10 @@ def static_assets() -> dict[str, bytes]:
         ASSET_CSS: (own / "mlwiki.css").read_bytes(),
         ASSET_JS: (own / "mlwiki.js").read_bytes(),
         ASSET_SEARCH: (own / "search.js").read_bytes(),
+        ASSET_SEARCH_CORE: (own / "search-core.js").read_bytes(),
+        ASSET_TRIAGE_CORE: (own / "triage-core.js").read_bytes(),
+        ASSET_TRIAGE: (own / "triage.js").read_bytes(),
+        ASSET_TRIAGE_WORKER: (own / "triage-worker.js").read_bytes(),
         ASSET_LUNR: lunr_js.read_bytes(),
     }
 
@@ -97,7 +105,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         if self.config.enabled:
             # Our assets ship inside the package; lunr.js comes from the installed mkdocs package.
             config.extra_css.append(ASSET_CSS)
-            for js in (ASSET_JS, ASSET_LUNR, ASSET_SEARCH):
+            for js in (ASSET_JS, ASSET_LUNR, ASSET_SEARCH_CORE, ASSET_TRIAGE_CORE, ASSET_SEARCH, ASSET_TRIAGE):
                 config.extra_javascript.append(js)
         return config
 

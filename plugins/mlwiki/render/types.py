@@ -141,8 +141,28 @@ def _form(action: Action | Workflow) -> str:
         '<p class="mlw-form-help">Fill in your values (* required): every command on this page updates, and the URL keeps them '
         "so you can share the link. Until a field is filled, commands show it as a <code>&lt;name&gt;</code> hole; a dry run shows what is still missing.</p>"
         + "".join(fields)
+        + (WINDOW_HELPER if {"start_time", "end_time"} <= set(action.parameters) else "")
         + "</form>\n\n"
     )
+
+
+# Windows from the evidence (core/window.py; the runner's --evidence-time/--timeout/--margin).
+# The inputs have no name: they are not parameters and never reach a command or the URL.
+WINDOW_HELPER = (
+    '<fieldset class="mlw-window" data-mlw-window="1"><legend>Window from the evidence</legend>'
+    '<p class="mlw-form-help">An echo (a watchdog timeout, a barrier timeout) is printed when its timeout expires, so what '
+    "it echoes happened at least that long before. Give the echo's time and the timeout it printed: start_time and "
+    "end_time become echo &minus; timeout &minus; margin to echo + margin (the runner's <code>--evidence-time</code>, "
+    "<code>--timeout</code>, <code>--margin</code>).</p>"
+    '<label class="mlw-field"><span>echo time</span><input type="text" data-mlw-w="evidence" autocomplete="off" '
+    'spellcheck="false" placeholder="e.g. 2026-05-20T08:00:00Z"></label>'
+    '<label class="mlw-field"><span>timeout it printed</span><input type="text" data-mlw-w="timeout" autocomplete="off" '
+    'spellcheck="false" placeholder="e.g. 600000ms or 30m"></label>'
+    '<label class="mlw-field"><span>margin</span><input type="text" data-mlw-w="margin" autocomplete="off" '
+    'spellcheck="false" placeholder="default 10m"></label>'
+    '<button type="button" class="md-button" data-mlw-w="fill">Set start_time and end_time</button> '
+    '<small class="mlw-window-msg" data-mlw-w="msg" role="status"></small></fieldset>'
+)
 
 
 def hole_values(params: Mapping[str, Parameter]) -> dict[str, object]:

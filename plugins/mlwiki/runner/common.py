@@ -55,6 +55,10 @@ class Options:
     out: Callable[[str], None] = field(default=lambda s: print(s))
     target: Target | None = None  # resolved once per run; None in library use without a CLI
     expected_cluster: str | None = None  # --cluster, or the run's cluster_name parameter
+    # No access (--offline): never run a command; stop at each command step with the exact
+    # command for the user to run, and read its saved output (--output STEP=FILE) on resume.
+    offline: bool = False
+    given_outputs: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_id(kind: str, value: str) -> None:

@@ -30,7 +30,7 @@ from mlwiki.runner.common import (
     quote_argv,
     refuse_if_invalid,
 )
-from mlwiki.runner.workflows import resume_command, run_workflow, state_path, step_values
+from mlwiki.runner.workflows import read_given_output, resume_command, run_workflow, state_path, step_values
 
 
 def default_ask() -> Callable[[str], bool] | None:
@@ -65,6 +65,7 @@ __all__ = [
     "find_workflow",
     "prompt_package",
     "quote_argv",
+    "read_given_output",
     "refuse_if_invalid",
     "resume_command",
     "run_action",

@@ -26,6 +26,7 @@ from mlwiki.runner.common import (
     RunnerError,
     quote_argv,
 )
+from mlwiki.runner.summary import OutputError, extract
 from mlwiki.runner.target import Target, with_target
 
 
@@ -225,6 +226,29 @@ def run_workflow(
             stop = {"at": step.id, "reason": action.execution_mode, "continue": cont}
             code = EXIT_STOPPED
             break
+        if opts.offline:
+            # No access: the user runs the command and hands back its output; nothing runs here.
+            view = _dry_step(wiki, action, values, opts.target)
+            path = opts.given_outputs.get(step.id)
+            if path is None:
+                gated = needs_approval(action)
+                records.append({"step": step.id, **view, "status": "needs-output", "requires_approval": gated})
+                stop = {
+                    "at": step.id,
+                    "reason": "needs-output",
+                    "message": f"Run this yourself and save what it prints to a file:\n  {view['command']}"
+                    + (f"\nIt CHANGES STATE ({action.changes}); run it only if you mean to. Undo: {action.undo}" if gated else ""),
+                    "continue": resume_command(wf, given, step.id, f"--output {step.id}=FILE"),
+                }
+                code = EXIT_STOPPED
+                break
+            summary = read_given_output(action, step.id, path)
+            records.append({"step": step.id, "action": action.id, "status": "given", "command": view["command"],
+                            "output_path": path, "summary": summary})  # fmt: skip
+            outputs[step.id] = summary
+            _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs})
+            i = _next_index(wf, step, outputs)
+            continue
         outcome = run_action(wiki, action, values, opts, approved=opts.approve and first)
         records.append({"step": step.id, **outcome.record})
         if outcome.record.get("status") == "wrong-context":
@@ -253,6 +277,10 @@ def run_workflow(
         _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs})
         i = _next_index(wf, step, outputs)
     _save_state(spath, {"workflow": wf.id, "parameters": params, "outputs": outputs}) if not opts.dry_run else None
+    if stop and opts.offline and stop.get("continue"):
+        stop["continue"] += " --offline"
+        if stop.get("skip"):
+            stop["skip"] += " --offline"
     return Outcome(
         code,
         {
@@ -276,6 +304,18 @@ def _next_index(wf: Workflow, step: Step, outputs: Mapping[str, Any]) -> int:
     if step.next:
         return order[step.next]
     return step.index + 1
+
+
+def read_given_output(action: Action, step_id: str, path: str) -> dict[str, Any]:
+    """The summary of a command's output that the user ran by hand and saved to ``path``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise RunnerError(f"--output {step_id}={path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return extract(action, text)
+    except OutputError as exc:
+        raise RunnerError(f"--output {step_id}={path}: {exc}") from None
 
 
 def _dry_step(wiki: Wiki, action: Action, values: Mapping[str, Any], target: Target | None = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Set
+from pathlib import Path
 from typing import Any
 
 from lunr.builder import Builder
@@ -151,6 +152,12 @@ def build_index(wiki: Wiki, exclude: Exclusions | None = None, for_query: bool =
     return builder.build_index(with_token_set=for_query)
 
 
+def triage_spec() -> dict[str, Any]:
+    """The triage specification (core/triage_spec.json), shipped so the site's triage matches."""
+    path = Path(__file__).resolve().parent.parent / "triage_spec.json"
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
 def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, Any]:
     index = build_index(wiki, exclude, for_query=False)
     docs = [document(wiki, p, exclude) for p in wiki.pages.values() if p.id != "index"]
@@ -159,6 +166,7 @@ def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, An
         "stopwords": list(STOPWORDS),
         "docs": sorted(docs, key=lambda d: d["ref"]),
         "index": index.serialize(),
+        "triage": triage_spec(),
     }
 
 

@@ -22,7 +22,7 @@ def _code_digest() -> bytes:
     h = hashlib.sha256(CODE_VERSION.encode())
     for name in ("build.py", "tokenize.py"):
         h.update((here / name).read_bytes())
-    for name in ("model.py", "urls.py", "loader.py", "registry.py", "types.py"):
+    for name in ("model.py", "urls.py", "loader.py", "registry.py", "types.py", "triage_spec.json"):
         h.update((here.parent / name).read_bytes())
     return h.digest()
 

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -79,6 +80,12 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[0-9]+", "0", text.lower())).strip()
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _page_text(text: str) -> tuple[str, frozenset[str]]:
+    """A signature's or name's normal form and tokens (page texts repeat across queries)."""
+    return normalise(text), frozenset(tokenize(text))
+
+
 def reduce_input(text: str) -> tuple[str, bool]:
     """The part of the input worth searching, and whether it was reduced."""
     text = text[:MAX_INPUT]
@@ -133,11 +140,10 @@ def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, 
     for d in docs:
         best: tuple[int, float, str] = (0, 0.0, "")
         for sig in d.get("signatures", []):
-            s_norm = normalise(sig)
+            s_norm, s_tokens = _page_text(sig)
             if (len(s_norm) >= 10 and s_norm in q_norm) or (len(q_norm) >= 12 and q_norm in s_norm):
                 cand = (3, float(min(len(s_norm), len(q_norm))), sig)
             else:
-                s_tokens = set(tokenize(sig))
                 if len(s_tokens) < 3:
                     continue
                 cover = len(s_tokens & q_tokens) / len(s_tokens)
@@ -147,15 +153,23 @@ def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, 
             if cand[:2] > best[:2]:
                 best = cand
         if best[0] == 0 and q_norm:
-            if q_norm in {normalise(n) for n in [d["title"], d["ref"], *d.get("aliases", [])]}:
+            if q_norm in {_page_text(n)[0] for n in [d["title"], d["ref"], *d.get("aliases", [])]}:
                 best = (1, 100.0, "")
             elif d["type"] == "symptom":
-                t_tokens = set(tokenize(d["title"]))
+                t_tokens = _page_text(d["title"])[1]
                 if len(t_tokens) >= 3 and t_tokens <= q_tokens:
                     best = (1, float(len(t_tokens)), "")
         if best[0]:
             out[d["ref"]] = best
     return out
+
+
+def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
+    q = index.create_query()
+    for i, t in enumerate(terms):
+        wildcard = Query.WILDCARD_TRAILING if last_is_prefix and i == len(terms) - 1 else Query.WILDCARD_NONE
+        q.term(t, boost=2 if is_compound(t) else 1, wildcard=wildcard, use_pipeline=False)
+    return list(index.query(q))
 
 
 def search(
@@ -167,11 +181,13 @@ def search(
     terms, last_is_prefix = query_terms(index, text)
     scores: dict[str, float] = {}
     if terms:
-        q = index.create_query()
-        for i, t in enumerate(terms):
-            wildcard = Query.WILDCARD_TRAILING if last_is_prefix and i == len(terms) - 1 else Query.WILDCARD_NONE
-            q.term(t, boost=2 if is_compound(t) else 1, wildcard=wildcard, use_pipeline=False)
-        for r in index.query(q):
+        try:
+            results = _query(index, terms, last_is_prefix)
+        except KeyError:
+            # lunr's token set can expand a prefix to a term it does not hold (a known fault of
+            # its minimised automaton): search the terms as they are, as the JavaScript side does.
+            results = _query(index, terms, False)
+        for r in results:
             scores[r["ref"]] = round6(float(r["score"]))
     tier = tiers(docs, text)
     by_ref = {d["ref"]: d for d in docs}

@@ -1,149 +1,9 @@
-/* mlwiki search: the browser half of mlwiki.core.search. The tokenizer, query construction and
- * ranking below mirror plugins/mlwiki/core/search/{tokenize,rank}.py rule for rule; a test runs
- * both on the evaluation set and compares the top results. No network beyond this site. */
+/* mlwiki search box: the header search over the shipped index, ranked by search-core.js (the
+ * browser half of mlwiki.core.search). No network beyond this site. */
 (function () {
   "use strict";
 
-  var WORD = "0-9A-Za-z\u00c0-\u1fff\u2c00-\ud7ff";
-  var RAW = new RegExp("[" + WORD + "]+(?:[_.:/\\-][" + WORD + "]+)*", "g");
-  var JOINERS = /[_.:/\-]/;
-  var CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
-  var MAX_TOKEN = 64, MAX_INPUT = 200000, LONG_CHARS = 1500, LONG_LINES = 15, MAX_TERMS = 40;
-  var ERRORISH = /error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable/i;
-  var TYPE_ORDER = { symptom: 0, playbook: 1, workflow: 2, action: 3, concept: 4, entity: 5, tool: 6, doc: 7 };
-  var STOP = {};
-
-  function expand(raw) {
-    var out = [];
-    function add(t) {
-      t = t.toLowerCase();
-      if (t.length > 1 && t.length <= MAX_TOKEN && !STOP[t] && out.indexOf(t) < 0) out.push(t);
-    }
-    add(raw);
-    var parts = raw.split(/[_.:/\-]/);
-    parts.forEach(function (part) {
-      if (parts.length > 1) add(part);
-      var pieces = part.match(CAMEL) || [];
-      if (pieces.length > 1 && pieces.join("") === part) pieces.forEach(add);
-    });
-    return out;
-  }
-
-  function tokenize(text) {
-    var out = [];
-    var raws = text.match(RAW) || [];
-    raws.forEach(function (r) { Array.prototype.push.apply(out, expand(r)); });
-    return out;
-  }
-
-  function normalise(text) {
-    return text.toLowerCase().replace(/[0-9]+/g, "0").replace(/\s+/g, " ").trim();
-  }
-
-  function reduceInput(text) {
-    text = text.slice(0, MAX_INPUT);
-    var lines = text.split("\n");
-    if (text.length <= LONG_CHARS && lines.length <= LONG_LINES) return [text, false];
-    var hits = lines.filter(function (l) { return ERRORISH.test(l); });
-    if (!hits.length) hits = lines;
-    if (hits.length > 40) hits = hits.slice(0, 20).concat(hits.slice(-20));
-    return [hits.join("\n"), true];
-  }
-
-  function docFrequency(index, term) {
-    var posting = index.invertedIndex[term];
-    if (!posting) return 0;
-    var refs = {};
-    Object.keys(posting).forEach(function (f) {
-      if (f !== "_index") Object.keys(posting[f]).forEach(function (r) { refs[r] = 1; });
-    });
-    return Object.keys(refs).length;
-  }
-
-  function queryTerms(index, text) {
-    var red = reduceInput(text), seen = [];
-    tokenize(red[0]).forEach(function (t) { if (seen.indexOf(t) < 0) seen.push(t); });
-    var df = {};
-    seen.forEach(function (t) { df[t] = docFrequency(index, t); });
-    var known = seen.filter(function (t) { return df[t] > 0; });
-    var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
-    var last = (seen.length && prefixOk && seen[seen.length - 1].length >= 3) ? seen[seen.length - 1] : null;
-    if (last && known.indexOf(last) < 0) known.push(last);
-    if (known.length > MAX_TERMS) {
-      var order = {};
-      known.forEach(function (t, i) { order[t] = i; });
-      known = known.slice().sort(function (a, b) { return (df[a] - df[b]) || (order[a] - order[b]); })
-        .slice(0, MAX_TERMS).sort(function (a, b) { return order[a] - order[b]; });
-    }
-    return [known, !!(last && known.indexOf(last) >= 0)];
-  }
-
-  function tiers(docs, text) {
-    var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = {};
-    tokenize(cut).forEach(function (t) { qt[t] = 1; });
-    var out = {};
-    docs.forEach(function (d) {
-      var best = [0, 0, ""];
-      (d.signatures || []).forEach(function (sig) {
-        var sn = normalise(sig), cand = null;
-        if ((sn.length >= 10 && qn.indexOf(sn) >= 0) || (qn.length >= 12 && sn.indexOf(qn) >= 0)) {
-          cand = [3, Math.min(sn.length, qn.length), sig];
-        } else {
-          var st = {}, n = 0, hit = 0;
-          tokenize(sig).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
-          if (n < 3) return;
-          var cover = hit / n;
-          if (cover < 0.7) return;
-          cand = [2, cover, sig];
-        }
-        if (cand[0] > best[0] || (cand[0] === best[0] && cand[1] > best[1])) best = cand;
-      });
-      if (best[0] === 0 && qn) {
-        var names = [d.title, d.ref].concat(d.aliases || []).map(normalise);
-        if (names.indexOf(qn) >= 0) best = [1, 100, ""];
-        else if (d.type === "symptom") {
-          var tt = {}, tn = 0, all = true;
-          tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
-          if (tn >= 3 && all) best = [1, tn, ""];
-        }
-      }
-      if (best[0]) out[d.ref] = best;
-    });
-    return out;
-  }
-
-  function round6(x) { return Math.round(x * 1e6) / 1e6; }
-
-  function search(state, text, k, kind) {
-    if (typeof text !== "string" || !text.trim()) return [];
-    var qt = queryTerms(state.index, text), terms = qt[0], lastIsPrefix = qt[1], scores = {};
-    if (terms.length) {
-      var results = state.index.query(function (q) {
-        terms.forEach(function (t, i) {
-          q.term(t, {
-            boost: JOINERS.test(t) ? 2 : 1, usePipeline: false,
-            wildcard: (lastIsPrefix && i === terms.length - 1) ? lunr.Query.wildcard.TRAILING : lunr.Query.wildcard.NONE
-          });
-        });
-      });
-      results.forEach(function (r) { scores[r.ref] = round6(r.score); });
-    }
-    var tier = tiers(state.docs, text), refs = {};
-    Object.keys(scores).forEach(function (r) { refs[r] = 1; });
-    Object.keys(tier).forEach(function (r) { refs[r] = 1; });
-    var hits = Object.keys(refs).filter(function (r) {
-      return state.byRef[r] && (!kind || state.byRef[r].type === kind);
-    }).map(function (r) {
-      var d = state.byRef[r], t = tier[r] || [0, 0, ""];
-      return { ref: r, type: d.type, title: d.title, url: d.url, score: scores[r] || 0, tier: t[0], strength: t[1], signature: t[2] };
-    });
-    hits.sort(function (a, b) {
-      return (b.tier - a.tier) || (b.strength - a.strength) || (b.score - a.score) ||
-        ((TYPE_ORDER[a.type] === undefined ? 99 : TYPE_ORDER[a.type]) - (TYPE_ORDER[b.type] === undefined ? 99 : TYPE_ORDER[b.type])) ||
-        (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
-    });
-    return hits.slice(0, k || 10);
-  }
+  var core = window.MlwikiSearchCore, search = core.search;
 
   /* ---- loading ------------------------------------------------------------------------- */
 
@@ -156,11 +16,7 @@
     loading = fetch(new URL("search/mlwiki-index.json", root).toString())
       .then(function (r) { if (!r.ok) throw new Error("search index: HTTP " + r.status); return r.json(); })
       .then(function (payload) {
-        STOP = {};
-        (payload.stopwords || []).forEach(function (w) { STOP[w] = 1; });
-        var byRef = {};
-        payload.docs.forEach(function (d) { byRef[d.ref] = d; });
-        state = { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
+        state = core.makeState(payload);
         return state;
       });
     return loading;
@@ -186,6 +42,28 @@
 
   // The same words as the query CLI (core/search/rank.py TIER_WORDS), shorter for a phone.
   var TIER_WORDS = { 3: "signature match", 2: "near signature", 1: "name match", 0: "text match" };
+
+  var TRIAGE_LINES = 4;  /* as the query CLI: more lines than this is a log to triage */
+
+  function offerTriage(box, text, lines) {
+    var list = box.querySelector(".mlw-search-results");
+    if (list.querySelector(".mlw-search-triage")) return;
+    var li = el("li", "mlw-search-hit mlw-search-triage");
+    li.setAttribute("role", "option");
+    var a = el("a");
+    a.href = new URL("triage/", root).toString();
+    a.appendChild(el("span", "mlw-badge mlw-type-triage", "log"));
+    a.appendChild(el("span", "mlw-search-title", "Triage this log (" + lines + " lines): find the first real error"));
+    a.addEventListener("click", function (ev) {
+      var url = window.mlwikiTriage.offer(text);
+      if (url) { ev.preventDefault(); box.classList.remove("mlw-open"); location.href = url; }
+    });
+    li.appendChild(a);
+    list.insertBefore(li, list.firstChild);
+    box.classList.add("mlw-open");
+    box.querySelector("input").setAttribute("aria-expanded", "true");
+    select(box, 0);
+  }
 
   function render(box, hits, query) {
     var list = box.querySelector(".mlw-search-results");
@@ -252,7 +130,7 @@
     var before = header.querySelector(".md-header__option, .md-header__source");
     header.insertBefore(box, before || null);
 
-    var timer = null, seq = 0;
+    var timer = null, seq = 0, pasted = null;
     function run() {
       var q = input.value, mine = ++seq;
       if (!q.trim()) { box.classList.remove("mlw-open"); input.setAttribute("aria-expanded", "false"); return; }
@@ -262,6 +140,7 @@
         var hits = search(s, q, 8);
         box.setAttribute("data-ms", String(Math.round(performance.now() - t0)));
         render(box, hits, q);
+        if (box.getAttribute("data-log") && pasted !== null) offerTriage(box, pasted, +box.getAttribute("data-log"));
         box.classList.add("mlw-open");
         input.setAttribute("aria-expanded", "true");
       }).catch(function (e) {
@@ -271,6 +150,16 @@
       });
     }
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 60); });
+    // A pasted log (more than a few lines) is offered to the triage page; the input field itself
+    // would flatten it to one line. The text goes through sessionStorage: no request.
+    input.addEventListener("paste", function (ev) {
+      var text = ev.clipboardData ? ev.clipboardData.getData("text") : "";
+      var lines = text.split("\n").filter(function (l) { return l.trim(); }).length;
+      if (lines <= TRIAGE_LINES || !window.mlwikiTriage) { box.removeAttribute("data-log"); return; }
+      box.setAttribute("data-log", String(lines));
+      pasted = text;
+      setTimeout(function () { offerTriage(box, text, lines); }, 0);
+    });
     input.addEventListener("focus", function () { load(); if (input.value.trim()) box.classList.add("mlw-open"); });
     input.addEventListener("keydown", function (ev) {
       var active = parseInt(box.getAttribute("data-active") || "0", 10);
@@ -295,7 +184,7 @@
     if (input) { ev.preventDefault(); input.focus(); }
   });
 
-  window.mlwikiSearch = { tokenize: tokenize, search: function (q, k, kind) { return load().then(function (s) { return search(s, q, k, kind); }); }, load: load };
+  window.mlwikiSearch = { tokenize: core.tokenize, search: function (q, k, kind) { return load().then(function (s) { return search(s, q, k, kind); }); }, load: load };
 
   function boot() {
     mount();

@@ -1,0 +1,170 @@
+/* mlwiki search core: tokenizer, query construction and ranking, mirroring
+ * plugins/mlwiki/core/search/{tokenize,rank}.py rule for rule (tests run both on the evaluation
+ * set and compare the top results, in Node and in Chromium). No DOM: it runs in the page, in the
+ * triage Web Worker and in Node. Needs the global lunr (in Node: globalThis.lunr = require(...)). */
+(function (root, factory) {
+  var api = factory();
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.MlwikiSearchCore = api;
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  var WORD = "0-9A-Za-z\u00c0-\u1fff\u2c00-\ud7ff";
+  var RAW = new RegExp("[" + WORD + "]+(?:[_.:/\\-][" + WORD + "]+)*", "g");
+  var JOINERS = /[_.:/\-]/;
+  var CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
+  var MAX_TOKEN = 64, MAX_INPUT = 200000, LONG_CHARS = 1500, LONG_LINES = 15, MAX_TERMS = 40;
+  var ERRORISH = /error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable/i;
+  var TYPE_ORDER = { symptom: 0, playbook: 1, workflow: 2, action: 3, concept: 4, entity: 5, tool: 6, doc: 7 };
+  var STOP = {};
+
+  function expand(raw) {
+    var out = [];
+    function add(t) {
+      t = t.toLowerCase();
+      if (t.length > 1 && t.length <= MAX_TOKEN && !STOP[t] && out.indexOf(t) < 0) out.push(t);
+    }
+    add(raw);
+    var parts = raw.split(/[_.:/\-]/);
+    parts.forEach(function (part) {
+      if (parts.length > 1) add(part);
+      var pieces = part.match(CAMEL) || [];
+      if (pieces.length > 1 && pieces.join("") === part) pieces.forEach(add);
+    });
+    return out;
+  }
+
+  function tokenize(text) {
+    var out = [];
+    var raws = text.match(RAW) || [];
+    raws.forEach(function (r) { Array.prototype.push.apply(out, expand(r)); });
+    return out;
+  }
+
+  function normalise(text) {
+    return text.toLowerCase().replace(/[0-9]+/g, "0").replace(/\s+/g, " ").trim();
+  }
+
+  function reduceInput(text) {
+    text = text.slice(0, MAX_INPUT);
+    var lines = text.split("\n");
+    if (text.length <= LONG_CHARS && lines.length <= LONG_LINES) return [text, false];
+    var hits = lines.filter(function (l) { return ERRORISH.test(l); });
+    if (!hits.length) hits = lines;
+    if (hits.length > 40) hits = hits.slice(0, 20).concat(hits.slice(-20));
+    return [hits.join("\n"), true];
+  }
+
+  function docFrequency(index, term) {
+    var posting = index.invertedIndex[term];
+    if (!posting) return 0;
+    var refs = {};
+    Object.keys(posting).forEach(function (f) {
+      if (f !== "_index") Object.keys(posting[f]).forEach(function (r) { refs[r] = 1; });
+    });
+    return Object.keys(refs).length;
+  }
+
+  function queryTerms(index, text) {
+    var red = reduceInput(text), seen = [];
+    tokenize(red[0]).forEach(function (t) { if (seen.indexOf(t) < 0) seen.push(t); });
+    var df = {};
+    seen.forEach(function (t) { df[t] = docFrequency(index, t); });
+    var known = seen.filter(function (t) { return df[t] > 0; });
+    var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
+    var last = (seen.length && prefixOk && seen[seen.length - 1].length >= 3) ? seen[seen.length - 1] : null;
+    if (last && known.indexOf(last) < 0) known.push(last);
+    if (known.length > MAX_TERMS) {
+      var order = {};
+      known.forEach(function (t, i) { order[t] = i; });
+      known = known.slice().sort(function (a, b) { return (df[a] - df[b]) || (order[a] - order[b]); })
+        .slice(0, MAX_TERMS).sort(function (a, b) { return order[a] - order[b]; });
+    }
+    return [known, !!(last && known.indexOf(last) >= 0)];
+  }
+
+  function tiers(docs, text) {
+    var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = {};
+    tokenize(cut).forEach(function (t) { qt[t] = 1; });
+    var out = {};
+    docs.forEach(function (d) {
+      var best = [0, 0, ""];
+      (d.signatures || []).forEach(function (sig) {
+        var sn = normalise(sig), cand = null;
+        if ((sn.length >= 10 && qn.indexOf(sn) >= 0) || (qn.length >= 12 && sn.indexOf(qn) >= 0)) {
+          cand = [3, Math.min(sn.length, qn.length), sig];
+        } else {
+          var st = {}, n = 0, hit = 0;
+          tokenize(sig).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
+          if (n < 3) return;
+          var cover = hit / n;
+          if (cover < 0.7) return;
+          cand = [2, cover, sig];
+        }
+        if (cand[0] > best[0] || (cand[0] === best[0] && cand[1] > best[1])) best = cand;
+      });
+      if (best[0] === 0 && qn) {
+        var names = [d.title, d.ref].concat(d.aliases || []).map(normalise);
+        if (names.indexOf(qn) >= 0) best = [1, 100, ""];
+        else if (d.type === "symptom") {
+          var tt = {}, tn = 0, all = true;
+          tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
+          if (tn >= 3 && all) best = [1, tn, ""];
+        }
+      }
+      if (best[0]) out[d.ref] = best;
+    });
+    return out;
+  }
+
+  function round6(x) { return Math.round(x * 1e6) / 1e6; }
+
+  function query(index, terms, lastIsPrefix) {
+    return index.query(function (q) {
+      terms.forEach(function (t, i) {
+        q.term(t, {
+          boost: JOINERS.test(t) ? 2 : 1, usePipeline: false,
+          wildcard: (lastIsPrefix && i === terms.length - 1) ? lunr.Query.wildcard.TRAILING : lunr.Query.wildcard.NONE
+        });
+      });
+    });
+  }
+
+  function search(state, text, k, kind) {
+    if (typeof text !== "string" || !text.trim()) return [];
+    var qt = queryTerms(state.index, text), terms = qt[0], lastIsPrefix = qt[1], scores = {};
+    if (terms.length) {
+      var results;
+      try { results = query(state.index, terms, lastIsPrefix); }
+      catch (e) { results = query(state.index, terms, false); } /* see rank.py: a prefix lunr cannot expand */
+      results.forEach(function (r) { scores[r.ref] = round6(r.score); });
+    }
+    var tier = tiers(state.docs, text), refs = {};
+    Object.keys(scores).forEach(function (r) { refs[r] = 1; });
+    Object.keys(tier).forEach(function (r) { refs[r] = 1; });
+    var hits = Object.keys(refs).filter(function (r) {
+      return state.byRef[r] && (!kind || state.byRef[r].type === kind);
+    }).map(function (r) {
+      var d = state.byRef[r], t = tier[r] || [0, 0, ""];
+      return { ref: r, type: d.type, title: d.title, url: d.url, score: scores[r] || 0, tier: t[0], strength: t[1], signature: t[2] };
+    });
+    hits.sort(function (a, b) {
+      return (b.tier - a.tier) || (b.strength - a.strength) || (b.score - a.score) ||
+        ((TYPE_ORDER[a.type] === undefined ? 99 : TYPE_ORDER[a.type]) - (TYPE_ORDER[b.type] === undefined ? 99 : TYPE_ORDER[b.type])) ||
+        (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
+    });
+    return hits.slice(0, k || 10);
+  }
+
+  /* A search state from the payload (search/mlwiki-index.json): the lunr index, the documents
+   * and the stop words. */
+  function makeState(payload) {
+    STOP = {};
+    (payload.stopwords || []).forEach(function (w) { STOP[w] = 1; });
+    var byRef = {};
+    payload.docs.forEach(function (d) { byRef[d.ref] = d; });
+    return { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
+  }
+
+  return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState, TYPE_ORDER: TYPE_ORDER };
+});

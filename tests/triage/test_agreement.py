@@ -1,0 +1,159 @@
+"""Python and JavaScript triage agree: the engine in mlwiki/core/triage.py and the site's
+triage-core.js (run in Node on the files the site ships, with the shipped search payload) give
+the same results, field by field, on a corpus of 280+ logs: every real log of real_logs.yml,
+every pasted error of the search evaluation set buried in realistic noise (some gzipped, some
+CRLF, some with ANSI colours), several workers' logs at once, and the awkward inputs (invalid
+UTF-8, NUL bytes, binary, empty, truncated .gz, a 200 KB single line, non-ASCII text)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mlwiki.core.triage import Triage, _opener, results
+from noise import noise_lines
+from wikifix import REPO
+
+HERE = Path(__file__).resolve().parent
+NODE = shutil.which("node")
+
+
+def _noise(rng: random.Random, size: int) -> list[str]:
+    out, total = [], 0
+    for line in noise_lines(rng.randrange(10**6)):
+        out.append(line)
+        total += len(line) + 1
+        if total >= size:
+            return out
+    return out
+
+
+def build_corpus(root: Path) -> list[tuple[str, list[tuple[str, Path]]]]:
+    """(case name, [(display name, path)]) for every log of the agreement corpus."""
+    rng = random.Random(11)
+    cases: list[tuple[str, list[tuple[str, Path]]]] = []
+
+    def add(name: str, data: bytes, gz: bool = False) -> None:
+        path = root / (name + (".log.gz" if gz else ".log"))
+        path.write_bytes(gzip.compress(data, mtime=0) if gz else data)
+        cases.append((name, [(path.name, path)]))
+
+    for i, case in enumerate(yaml.safe_load((HERE / "real_logs.yml").read_text(encoding="utf-8"))):
+        add(f"real-{i:03d}", case["log"].encode("utf-8"))
+    evals = yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+    for i, case in enumerate(evals):
+        lines = _noise(rng, rng.randrange(5_000, 60_000))
+        at = rng.randrange(len(lines) + 1)
+        text = "\n".join([*lines[:at], *case["query"].splitlines(), *lines[at:]]) + "\n"
+        if i % 11 == 3:
+            text = text.replace("\n", "\r\n")
+        if i % 13 == 5:
+            text = text.replace("Error", "\x1b[31mError\x1b[0m")
+        add(f"buried-{i:03d}", text.encode("utf-8"), gz=i % 7 == 2)
+    # Several workers at once: the worked example's per-worker logs.
+    example = sorted((HERE / "examples" / "ddp-ib-failure").glob("*.log"))
+    cases.append(("example-ddp-ib", [(p.name, p) for p in example]))
+    err = "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error"
+    add("invalid-utf8", b"ok \xff\xfe line\n" + err.encode() + b" \xc3(\n")
+    add("nul-bytes", b"\x00\x00" + err.encode() + b"\x00\nE0101 00:00:00.0 1 a.cc:1] Check failed: x\n")
+    add("binary", bytes(range(256)) * 300)
+    add("empty", b"")
+    full = gzip.compress(("\n".join(_noise(rng, 80_000)) + "\n" + err + "\n").encode(), mtime=0)
+    trunc = root / "truncated.log.gz"
+    trunc.write_bytes(full[: len(full) // 2])
+    cases.append(("truncated-gz", [(trunc.name, trunc)]))
+    add("long-line", (("x=1 " * 25_000) + err + (" y=2" * 25_000) + "\n").encode())
+    add("non-ascii", ("café ünïcode 中文 😀 line\n" + "😀" * 10 + " " + err + "\nERROR: ошибка 😀😀\n").encode())
+    add("crlf-only", (err + "\r\n").encode() * 3)
+    return cases
+
+
+def python_results(payload: dict[str, Any], corpus: list[tuple[str, list[tuple[str, Path]]]]) -> list[Any]:
+    from lunr.index import Index
+
+    tri = Triage(payload["docs"])
+    index = Index.load(payload["index"])
+    out = []
+    for name, sources in corpus:
+        report = tri.run([(disp, _opener(path)) for disp, path in sources], workers=1)
+        out.append({"case": name, "result": results(report, tri, index, k=5)})
+    return out
+
+
+@pytest.fixture(scope="module")
+def both(shipped: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], list[Any], int]:
+    if NODE is None:
+        pytest.fail("node is not installed: bash .ci/run installs it (Debian package 'nodejs')")
+    root = tmp_path_factory.mktemp("agree")
+    corpus = build_corpus(root)
+    payload_path = shipped.site / "search" / "mlwiki-index.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    manifest = root / "manifest.json"
+    manifest.write_text(json.dumps([{"case": n, "sources": [[d, str(p)] for d, p in s]} for n, s in corpus]))
+    proc = subprocess.run(
+        [NODE, str(HERE / "agree.js"), str(shipped.site / "assets"), str(payload_path), str(manifest)],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    js = json.loads(proc.stdout)
+    py = json.loads(json.dumps(python_results(payload, corpus), ensure_ascii=False))
+    return py, js, len(corpus)
+
+
+def test_corpus_is_large_enough(both: tuple[list[Any], list[Any], int]) -> None:
+    py, js, n = both
+    assert n >= 200 and len(py) == len(js) == n
+
+
+def test_python_and_javascript_give_the_same_results(both: tuple[list[Any], list[Any], int]) -> None:
+    py, js, _ = both
+    differ = [p["case"] for p, j in zip(py, js) if p != j]
+    if differ:
+        first = differ[0]
+        p = next(x for x in py if x["case"] == first)["result"]
+        j = next(x for x in js if x["case"] == first)["result"]
+        detail = json.dumps({"python": p, "javascript": j}, indent=1, ensure_ascii=False)[:6000]
+        pytest.fail(f"{len(differ)} of {len(py)} cases differ: {differ[:10]}\nfirst:\n{detail}")
+
+
+def test_the_corpus_exercises_every_kind_of_result(both: tuple[list[Any], list[Any], int]) -> None:
+    py, _, _ = both
+    matches = {r["match"] for c in py for r in c["result"]["results"]}
+    problems = " ".join(p for c in py for p in c["result"]["read"]["problems"])
+    assert matches == {"shape", "guess"}
+    assert "looks binary" in problems and "empty" in problems and "truncated .gz" in problems
+    assert any(r.get("weak") for c in py for r in c["result"]["results"])
+    assert any(r.get("worker_count", 0) > 1 for c in py for r in c["result"]["results"])
+
+
+def test_javascript_search_falls_back_when_lunr_cannot_expand_a_prefix(shipped: Any) -> None:
+    """search-core.js, like rank.py, runs the terms without the prefix when lunr throws."""
+    if NODE is None:
+        pytest.fail("node is not installed")
+    assets = shipped.site / "assets"
+    script = f"""
+globalThis.lunr = require({json.dumps(str(assets / "lunr.js"))});
+const core = require({json.dumps(str(assets / "mlwiki-search-core.js"))});
+const payload = require({json.dumps(str(shipped.site / "search" / "mlwiki-index.json"))});
+const state = core.makeState(payload), real = state.index.query.bind(state.index);
+let calls = 0;
+state.index.query = fn => {{
+  calls++;
+  const q = new lunr.Query(state.index.fields); fn(q);
+  if (q.clauses.some(c => c.wildcard !== lunr.Query.wildcard.NONE)) throw new TypeError("posting undefined");
+  return real(fn);
+}};
+const hits = core.search(state, "NCCL watchdog caught collective operation timeo", 3);
+console.log(JSON.stringify({{calls, top: hits.length ? hits[0].ref : null}}));
+"""
+    proc = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"calls": 2, "top": "nccl-watchdog-timeout"}
