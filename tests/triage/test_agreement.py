@@ -73,6 +73,10 @@ def build_corpus(root: Path) -> list[tuple[str, list[tuple[str, Path]]]]:
     add("long-line", (("x=1 " * 25_000) + err + (" y=2" * 25_000) + "\n").encode())
     add("non-ascii", ("café ünïcode 中文 😀 line\n" + "😀" * 10 + " " + err + "\nERROR: ошибка 😀😀\n").encode())
     add("crlf-only", (err + "\r\n").encode() * 3)
+    # Words that are also JavaScript object-prototype names, in a signature and around it.
+    add("prototype-words", b"constructor __proto__ toString hasOwnProperty valueOf error: x\n"
+        b"W tensorflow/core/framework/op_kernel.cc:1] Not found: Unsuccessful TensorSliceReader constructor: "
+        b"Failed to find any matching files for ckpt-1\nconstructor failed __proto__\n")
     return cases
 
 
@@ -157,3 +161,42 @@ console.log(JSON.stringify({{calls, top: hits.length ? hits[0].ref : null}}));
     proc = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"calls": 2, "top": "nccl-watchdog-timeout"}
+
+
+def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
+    """search-core.js in Node and rank.py on 1,000+ queries: every pasted error of the evaluation
+    set, every signature of the wiki, fragments of them, and words that are JavaScript
+    object-prototype names."""
+    from lunr.index import Index
+
+    from mlwiki.core.search import search
+
+    if NODE is None:
+        pytest.fail("node is not installed")
+    payload_path = shipped.site / "search" / "mlwiki-index.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    evals = yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+    queries = [c["query"] for c in evals]
+    sigs = [s for d in payload["docs"] for s in d.get("signatures", [])]
+    queries += sigs + [s[: len(s) // 2] for s in sigs[::3]]
+    queries += ["constructor", "__proto__ toString", "hasOwnProperty valueOf error", "TensorSliceReader constructor",
+                "nccl timeout", "Xid 79", "+ - ~ ^ * :", "out of memory"]  # fmt: skip
+    qfile = tmp_path / "queries.json"
+    qfile.write_text(json.dumps(queries))
+    assets = shipped.site / "assets"
+    script = f"""
+globalThis.lunr = require({json.dumps(str(assets / "lunr.js"))});
+const core = require({json.dumps(str(assets / "mlwiki-search-core.js"))});
+const payload = require({json.dumps(str(payload_path))});
+const qs = require({json.dumps(str(qfile))});
+const state = core.makeState(payload);
+console.log(JSON.stringify(qs.map(q => core.search(state, q, 3).map(h => [h.ref, h.tier]))));
+"""
+    p = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    index = Index.load(payload["index"])
+    py = [[[h.ref, h.tier] for h in search(index, payload["docs"], q, k=3)] for q in queries]
+    assert len(queries) >= 1000
+    differ = [(q[:80], a, b) for q, a, b in zip(queries, py, js) if a != b]
+    assert differ == [], f"{len(differ)} of {len(queries)} differ; first: {differ[:3]}"

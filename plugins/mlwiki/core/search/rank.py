@@ -8,7 +8,9 @@
    whitespace also matches as a prefix.
 3. Tier from signatures (and names): 3 = a signature, normalised (lower case, digit runs -> 0,
    whitespace collapsed), is inside the normalised input, or the input is inside a signature;
-   2 = at least 70% of a signature's distinct tokens (3 or more) are in the input;
+   2 = at least 70% of a signature's distinct tokens (3 or more) are in the input, and at least
+   70% of its distinctive ones (tokens held by at most a tenth of the documents; a signature
+   with none is never near);
    1 = the input equals a page's title, id or alias, or holds every token (3 or more) of a
    symptom's title. Strength within a tier: the length of the shorter of signature and input
    (tier 3), the share of tokens present (tier 2), or the number of title tokens (tier 1;
@@ -21,9 +23,10 @@ from __future__ import annotations
 import functools
 import math
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from lunr.index import Index
 from lunr.query import Query
@@ -35,6 +38,7 @@ MAX_INPUT = 200_000
 LONG_CHARS = 1_500
 LONG_LINES = 15
 MAX_TERMS = 40
+COMMON_SHARE = 0.1  # a token in more than this share of the documents is not distinctive
 ERRORISH = re.compile(
     r"error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|"
     r"refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable",
@@ -111,6 +115,26 @@ def doc_frequency(index: Index, term: str) -> int:
     return len(refs)
 
 
+_DF: dict[int, dict[str, int]] = {}
+
+
+def _df_cache(index: Index) -> Callable[[str], int]:
+    """Document frequency of a term in ``index``, memoised per index (forgotten with it: lunr's
+    Index is not hashable, so the memo is keyed by id and dropped when the index is collected)."""
+    key = id(index)
+    memo = _DF.get(key)
+    if memo is None:
+        memo = _DF[key] = {}
+        weakref.finalize(index, _DF.pop, key, None)
+
+    def df(term: str) -> int:
+        if term not in memo:
+            memo[term] = doc_frequency(index, term)
+        return memo[term]
+
+    return df
+
+
 def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
     reduced, was_reduced = reduce_input(text)
     seen: list[str] = []
@@ -129,13 +153,19 @@ def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
     return known, bool(last and last in known)
 
 
-def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, float, str]]:
+def tiers(
+    docs: Sequence[Mapping[str, Any]], text: str, df: Callable[[str], int] | None = None
+) -> dict[str, tuple[int, float, str]]:
     """Best (tier, strength, signature) per document ref. Strength orders documents within a
     tier: the length of the contained signature (tier 3: the more specific match wins) or the
-    share of a signature's tokens present in the input (tier 2)."""
+    share of a signature's tokens present in the input (tier 2). With ``df`` (documents holding
+    a term), tier 2 also needs 70% of the signature's distinctive tokens (held by at most
+    ``COMMON_SHARE`` of the documents): "CUDA error: initialization error" is not near an input
+    that only shares "runtimeerror", "cuda" and "error" with it."""
     cut = text[:MAX_INPUT]
     q_norm = normalise(cut)
     q_tokens = set(tokenize(cut))
+    common_above = COMMON_SHARE * len(docs)
     out: dict[str, tuple[int, float, str]] = {}
     for d in docs:
         best: tuple[int, float, str] = (0, 0.0, "")
@@ -149,6 +179,10 @@ def tiers(docs: Sequence[Mapping[str, Any]], text: str) -> dict[str, tuple[int, 
                 cover = len(s_tokens & q_tokens) / len(s_tokens)
                 if cover < 0.7:
                     continue
+                if df is not None:
+                    rare = [t for t in s_tokens if df(t) <= common_above]
+                    if not rare or sum(t in q_tokens for t in rare) / len(rare) < 0.7:
+                        continue
                 cand = (2, cover, sig)
             if cand[:2] > best[:2]:
                 best = cand
@@ -189,7 +223,7 @@ def search(
             results = _query(index, terms, False)
         for r in results:
             scores[r["ref"]] = round6(float(r["score"]))
-    tier = tiers(docs, text)
+    tier = tiers(docs, text, _df_cache(index))
     by_ref = {d["ref"]: d for d in docs}
     refs = set(scores) | set(tier)
     hits = []

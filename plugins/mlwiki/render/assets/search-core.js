@@ -13,10 +13,11 @@
   var RAW = new RegExp("[" + WORD + "]+(?:[_.:/\\-][" + WORD + "]+)*", "g");
   var JOINERS = /[_.:/\-]/;
   var CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
+  var COMMON_SHARE = 0.1;  /* a token in more than this share of the documents is not distinctive */
   var MAX_TOKEN = 64, MAX_INPUT = 200000, LONG_CHARS = 1500, LONG_LINES = 15, MAX_TERMS = 40;
   var ERRORISH = /error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable/i;
   var TYPE_ORDER = { symptom: 0, playbook: 1, workflow: 2, action: 3, concept: 4, entity: 5, tool: 6, doc: 7 };
-  var STOP = {};
+  var STOP = Object.create(null);
 
   function expand(raw) {
     var out = [];
@@ -58,7 +59,7 @@
   function docFrequency(index, term) {
     var posting = index.invertedIndex[term];
     if (!posting) return 0;
-    var refs = {};
+    var refs = Object.create(null);
     Object.keys(posting).forEach(function (f) {
       if (f !== "_index") Object.keys(posting[f]).forEach(function (r) { refs[r] = 1; });
     });
@@ -68,14 +69,14 @@
   function queryTerms(index, text) {
     var red = reduceInput(text), seen = [];
     tokenize(red[0]).forEach(function (t) { if (seen.indexOf(t) < 0) seen.push(t); });
-    var df = {};
+    var df = Object.create(null);
     seen.forEach(function (t) { df[t] = docFrequency(index, t); });
     var known = seen.filter(function (t) { return df[t] > 0; });
     var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
     var last = (seen.length && prefixOk && seen[seen.length - 1].length >= 3) ? seen[seen.length - 1] : null;
     if (last && known.indexOf(last) < 0) known.push(last);
     if (known.length > MAX_TERMS) {
-      var order = {};
+      var order = Object.create(null);
       known.forEach(function (t, i) { order[t] = i; });
       known = known.slice().sort(function (a, b) { return (df[a] - df[b]) || (order[a] - order[b]); })
         .slice(0, MAX_TERMS).sort(function (a, b) { return order[a] - order[b]; });
@@ -83,10 +84,12 @@
     return [known, !!(last && known.indexOf(last) >= 0)];
   }
 
-  function tiers(docs, text) {
-    var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = {};
+  /* df: documents holding a term, or null. With it, tier 2 also needs 70% of the signature's
+   * distinctive tokens (held by at most COMMON_SHARE of the documents), as rank.py. */
+  function tiers(docs, text, df) {
+    var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = Object.create(null), commonAbove = COMMON_SHARE * docs.length;
     tokenize(cut).forEach(function (t) { qt[t] = 1; });
-    var out = {};
+    var out = Object.create(null);
     docs.forEach(function (d) {
       var best = [0, 0, ""];
       (d.signatures || []).forEach(function (sig) {
@@ -94,11 +97,15 @@
         if ((sn.length >= 10 && qn.indexOf(sn) >= 0) || (qn.length >= 12 && sn.indexOf(qn) >= 0)) {
           cand = [3, Math.min(sn.length, qn.length), sig];
         } else {
-          var st = {}, n = 0, hit = 0;
+          var st = Object.create(null), n = 0, hit = 0;
           tokenize(sig).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
           if (n < 3) return;
           var cover = hit / n;
           if (cover < 0.7) return;
+          if (df) {
+            var rare = Object.keys(st).filter(function (t) { return df(t) <= commonAbove; });
+            if (!rare.length || rare.filter(function (t) { return qt[t]; }).length / rare.length < 0.7) return;
+          }
           cand = [2, cover, sig];
         }
         if (cand[0] > best[0] || (cand[0] === best[0] && cand[1] > best[1])) best = cand;
@@ -107,7 +114,7 @@
         var names = [d.title, d.ref].concat(d.aliases || []).map(normalise);
         if (names.indexOf(qn) >= 0) best = [1, 100, ""];
         else if (d.type === "symptom") {
-          var tt = {}, tn = 0, all = true;
+          var tt = Object.create(null), tn = 0, all = true;
           tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
           if (tn >= 3 && all) best = [1, tn, ""];
         }
@@ -132,14 +139,18 @@
 
   function search(state, text, k, kind) {
     if (typeof text !== "string" || !text.trim()) return [];
-    var qt = queryTerms(state.index, text), terms = qt[0], lastIsPrefix = qt[1], scores = {};
+    var qt = queryTerms(state.index, text), terms = qt[0], lastIsPrefix = qt[1], scores = Object.create(null);
     if (terms.length) {
       var results;
       try { results = query(state.index, terms, lastIsPrefix); }
       catch (e) { results = query(state.index, terms, false); } /* see rank.py: a prefix lunr cannot expand */
       results.forEach(function (r) { scores[r.ref] = round6(r.score); });
     }
-    var tier = tiers(state.docs, text), refs = {};
+    if (!state.df) {
+      var memo = Object.create(null);
+      state.df = function (t) { if (!(t in memo)) memo[t] = docFrequency(state.index, t); return memo[t]; };
+    }
+    var tier = tiers(state.docs, text, state.df), refs = Object.create(null);
     Object.keys(scores).forEach(function (r) { refs[r] = 1; });
     Object.keys(tier).forEach(function (r) { refs[r] = 1; });
     var hits = Object.keys(refs).filter(function (r) {
@@ -159,9 +170,9 @@
   /* A search state from the payload (search/mlwiki-index.json): the lunr index, the documents
    * and the stop words. */
   function makeState(payload) {
-    STOP = {};
+    STOP = Object.create(null);
     (payload.stopwords || []).forEach(function (w) { STOP[w] = 1; });
-    var byRef = {};
+    var byRef = Object.create(null);
     payload.docs.forEach(function (d) { byRef[d.ref] = d; });
     return { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
   }

@@ -38,11 +38,11 @@
   function escapeRe(ch) { return ch.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&"); }
 
   function triePattern(words) {
-    var trie = {};
+    var trie = Object.create(null);
     words.forEach(function (w) {
       var node = trie;
-      for (var i = 0; i < w.length; i++) node = node[w[i]] || (node[w[i]] = {});
-      node[""] = {};
+      for (var i = 0; i < w.length; i++) node = node[w[i]] || (node[w[i]] = Object.create(null));
+      node[""] = Object.create(null);
     });
     function build(node) {
       var keys = Object.keys(node).sort(), alts = [];
@@ -80,29 +80,29 @@
     var spec = payload.triage, self = this;
     this.spec = spec;
     this.docs = payload.docs;
-    this.byRef = {};
+    this.byRef = Object.create(null);
     payload.docs.forEach(function (d) { self.byRef[d.ref] = d; });
     this.TOKEN = new RegExp(spec.token, "g");
     this.ANSI = new RegExp(spec.ansi, "g");
     this.ERRORISH = pyRegex(spec.errorish);
     this.TIMESTAMPS = spec.timestamps.map(function (p) { return pyRegex(p); });
     this.WORKER = pyRegex(spec.worker);
-    this.COMMON = {};
+    this.COMMON = Object.create(null);
     spec.common_words.forEach(function (w) { self.COMMON[w] = 1; });
-    this.ERROR_SET = {};
+    this.ERROR_SET = Object.create(null);
     spec.error_words.forEach(function (w) { self.ERROR_SET[w] = 1; });
     this.shapes = this.compileShapes(payload.docs);
-    this.byAnchor = {};
+    this.byAnchor = Object.create(null);
     this.shapes.forEach(function (s, i) {
       s.anchors.forEach(function (a) { (self.byAnchor[a] || (self.byAnchor[a] = [])).push(i); });
     });
-    var words = {};
+    var words = Object.create(null);
     Object.keys(this.byAnchor).forEach(function (w) { words[w] = 1; });
     spec.error_words.forEach(function (w) { words[w] = 1; });
     // ASCII-case-insensitive (no "u" flag: a non-ASCII letter never folds to an ASCII one),
     // as Python matches on bytes.lower().
     this.prefilter = new RegExp(triePattern(Object.keys(words).sort()), "gi");
-    this.echoOf = {};
+    this.echoOf = Object.create(null);
     payload.docs.forEach(function (d) { self.echoOf[d.ref] = d.echo_of || []; });
   }
 
@@ -123,19 +123,19 @@
   };
 
   Triage.prototype.compileShapes = function (docs) {
-    var spec = this.spec, self = this, shapes = [], owners = {};
+    var spec = this.spec, self = this, shapes = [], owners = Object.create(null);
     docs.forEach(function (doc) {
       (doc.signatures || []).forEach(function (text) {
         var words = self.lineWords(text);
         if (!words.length || (words.length < 2 && words[0].length < spec.single_word_shape_min_length)) return;
-        var pool = {}, any = false;
+        var pool = Object.create(null), any = false;
         words.forEach(function (w) { if (!self.COMMON[w] && w.length >= spec.anchor_min_length) { pool[w] = 1; any = true; } });
         if (!any) words.forEach(function (w) { if (w.length >= spec.anchor_fallback_min_length) pool[w] = 1; });
         var anchors = Object.keys(pool).sort(function (a, b) { return (b.length - a.length) || (a < b ? -1 : a > b ? 1 : 0); })
           .slice(0, spec.anchors_per_shape).sort();
         if (!anchors.length) return;
         var key = words.join("\u0001");
-        (owners[key] || (owners[key] = {}))[doc.ref] = 1;
+        (owners[key] || (owners[key] = Object.create(null)))[doc.ref] = 1;
         shapes.push({ page: doc.ref, text: text, words: words, anchors: anchors, key: key, digits: squash(text) });
       });
     });
@@ -145,7 +145,7 @@
 
   /* [start, end] of each token of text that is a constant word of signature (for display). */
   Triage.prototype.marks = function (text, signature) {
-    var want = {}, out = [], m;
+    var want = Object.create(null), out = [], m;
     this.lineWords(signature || "").forEach(function (w) { want[w] = 1; });
     var rx = new RegExp(this.spec.token, "g");
     while ((m = rx.exec(text)) !== null) if (want[m[0].toLowerCase()]) out.push([m.index, m.index + m[0].length]);
@@ -179,7 +179,7 @@
       }
       lastEnd = end;
       var clean = text.slice(start, end).replace(this.ANSI, "").split("\r").join("").replace(EDGE_JUNK, "");
-      var words = this.lineWords(clean), present = {}, anyPresent = false, hits = {}, strong = false, self = this;
+      var words = this.lineWords(clean), present = Object.create(null), anyPresent = false, hits = Object.create(null), strong = false, self = this;
       words.forEach(function (w) { if (self.byAnchor[w]) { present[w] = 1; anyPresent = true; } });
       Object.keys(present).forEach(function (w) {
         self.byAnchor[w].forEach(function (si) { if (!hits[si] && self.matches(self.shapes[si], words)) hits[si] = 1; });
@@ -239,9 +239,9 @@
   function Run(tri, nSources) {
     this.tri = tri;
     this.many = nSources > 1;
-    this.hits = {};
+    this.hits = Object.create(null);
     this.hitOrder = [];
-    this.cands = {};
+    this.cands = Object.create(null);
     this.candList = [];
     this.seq = 0;
     this.bytesRead = 0;
@@ -281,7 +281,7 @@
   Run.prototype.record = function (shape, lineno, line, key, ts) {
     var spec = this.tri.spec, hit = this.hits[shape.page];
     if (!hit) {
-      hit = this.hits[shape.page] = { page: shape.page, count: 0, first: null, firstKey: null, exact: false, words: 0, weak: true, workers: {}, nWorkers: 0, evidence: [] };
+      hit = this.hits[shape.page] = { page: shape.page, count: 0, first: null, firstKey: null, exact: false, words: 0, weak: true, workers: Object.create(null), nWorkers: 0, evidence: [] };
       this.hitOrder.push(shape.page);
     }
     hit.count++;
@@ -340,7 +340,7 @@
       return (q[0].tier - p[0].tier) || (q[0].strength - p[0].strength) || (p[1].count - q[1].count) ||
         cmpKey(p[1].firstKey, q[1].firstKey) || (q[0].score - p[0].score) || cmpStr(p[0].ref, q[0].ref);
     });
-    var seen = {}, out = [];
+    var seen = Object.create(null), out = [];
     pairs.forEach(function (p) { if (!seen[p[0].ref]) { seen[p[0].ref] = 1; out.push(p); } });
     return out;
   };
@@ -365,7 +365,7 @@
     var strong = shaped.filter(function (r) { return !r.weak; }), weak = shaped.filter(function (r) { return r.weak; });
     var near = [], other = [];
     if (strong.length < k && state) {
-      var seen = {};
+      var seen = Object.create(null);
       shaped.forEach(function (r) { seen[r.id] = 1; });
       this.guesses(state).forEach(function (p) {
         var h = p[0], u = p[1];
