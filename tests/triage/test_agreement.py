@@ -164,9 +164,10 @@ console.log(JSON.stringify({{calls, top: hits.length ? hits[0].ref : null}}));
 
 
 def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
-    """search-core.js in Node and rank.py on 1,000+ queries: every pasted error of the evaluation
-    set, every signature of the wiki, fragments of them, and words that are JavaScript
-    object-prototype names."""
+    """search-core.js in Node and rank.py on 2,000+ queries give the same top 10 with the same
+    tiers, strengths and scores (to 6 places): every pasted error of the evaluation set, every
+    signature of the wiki, fragments of them, training-log lines, random word salads, hostile
+    strings and words that are JavaScript object-prototype names."""
     from lunr.index import Index
 
     from mlwiki.core.search import search
@@ -180,7 +181,13 @@ def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path
     sigs = [s for d in payload["docs"] for s in d.get("signatures", [])]
     queries += sigs + [s[: len(s) // 2] for s in sigs[::3]]
     queries += ["constructor", "__proto__ toString", "hasOwnProperty valueOf error", "TensorSliceReader constructor",
-                "nccl timeout", "Xid 79", "+ - ~ ^ * :", "out of memory"]  # fmt: skip
+                "nccl timeout", "Xid 79", "+ - ~ ^ * :", "out of memory", "", "   ", "\u0000\u0001", "a" * 5000,
+                "ERROR " * 400, "😀 ошибка 中文 café", "[[x]] <script>alert(1)</script>", "-- --help", "\\x1b[31mError"]  # fmt: skip
+    rng = random.Random(5)
+    noise = [line for line, _ in zip(noise_lines(9), range(400))]
+    queries += noise + ["\n".join(rng.sample(noise, 20)) for _ in range(40)]
+    words = " ".join(queries[:300]).split()
+    queries += [" ".join(rng.sample(words, rng.randrange(1, 12))) for _ in range(300)]
     qfile = tmp_path / "queries.json"
     qfile.write_text(json.dumps(queries))
     assets = shipped.site / "assets"
@@ -190,13 +197,13 @@ const core = require({json.dumps(str(assets / "mlwiki-search-core.js"))});
 const payload = require({json.dumps(str(payload_path))});
 const qs = require({json.dumps(str(qfile))});
 const state = core.makeState(payload);
-console.log(JSON.stringify(qs.map(q => core.search(state, q, 3).map(h => [h.ref, h.tier]))));
+console.log(JSON.stringify(qs.map(q => core.search(state, q, 10).map(h => [h.ref, h.tier, h.strength, h.score]))));
 """
     p = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     js = json.loads(p.stdout)
     index = Index.load(payload["index"])
-    py = [[[h.ref, h.tier] for h in search(index, payload["docs"], q, k=3)] for q in queries]
-    assert len(queries) >= 1000
+    py = [[[h.ref, h.tier, h.strength, h.score] for h in search(index, payload["docs"], q, k=10)] for q in queries]
+    assert len(queries) >= 2000
     differ = [(q[:80], a, b) for q, a, b in zip(queries, py, js) if a != b]
     assert differ == [], f"{len(differ)} of {len(queries)} differ; first: {differ[:3]}"

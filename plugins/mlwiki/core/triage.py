@@ -137,7 +137,22 @@ def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
                 continue
             owners.setdefault(tuple(words), set()).add(doc["ref"])
             shapes.append(Shape(doc["ref"], text, tuple(words), tuple(anchors), False, _squash(text)))
-    return [Shape(s.page, s.text, s.words, s.anchors, len(owners[s.words]) > 1, s.digits) for s in shapes]
+    # Generic shapes are weak too: a few words that shapes of many pages use ("connect ...
+    # Connection refused", "Exit Code: 139") say little about which page a line belongs to.
+    pages_of: dict[str, set[str]] = {}
+    for s in shapes:
+        for w in s.words:
+            pages_of.setdefault(w, set()).add(s.page)
+
+    def generic(words: tuple[str, ...]) -> bool:
+        return len(words) <= SPEC["generic_shape_max_words"] and all(
+            len(pages_of[w]) >= SPEC["generic_word_min_pages"] for w in words
+        )
+
+    return [
+        Shape(s.page, s.text, s.words, s.anchors, len(owners[s.words]) > 1 or generic(s.words), s.digits)
+        for s in shapes
+    ]
 
 
 def _trie_pattern(words: Iterable[str]) -> str:
@@ -663,8 +678,38 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
     weak = [r for r in shaped if r["weak"]]
     near: list[dict[str, Any]] = []
     other: list[dict[str, Any]] = []
+    first_line: list[dict[str, Any]] = []
+    decisive = strong[:1]
+    if decisive and len(strong) < k:
+        # The decisive line (of the top strong shape page) searched alone: the pages a person
+        # reaches by pasting it. (Not a weak shape's line: a wrapper such as "terminate called
+        # after throwing ..." says nothing alone; the lines around it are searched as a group.)
+        from mlwiki.core.search import search
+
+        top = decisive[0]["first_seen"]
+        loaded = index() if callable(index) else index
+        taken = {r["id"] for r in shaped}
+        for hit in search(loaded, tri.doc_list, top["text"], k=SPEC["first_line_guesses"] + len(taken)):
+            if hit.ref in taken or hit.type == "doc" or len(first_line) >= SPEC["first_line_guesses"]:
+                continue
+            taken.add(hit.ref)
+            first_line.append(
+                {
+                    "id": hit.ref,
+                    "type": hit.type,
+                    "title": hit.title,
+                    "url": hit.url,
+                    "match": "guess",
+                    "why": f"the first matching line ({top['file']}:{top['line']}) searched alone"
+                    + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
+                    "score": hit.score,
+                    "tier": hit.tier,
+                    "count": decisive[0]["count"],
+                    "first_seen": top,
+                }
+            )
     if len(strong) < k:
-        seen = {r["id"] for r in shaped}
+        seen = {r["id"] for r in shaped} | {r["id"] for r in first_line}
         for hit, u in guesses(report, tri, index):
             if hit.ref in seen:
                 continue
@@ -683,7 +728,7 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
                     "first_seen": {**u.first, "text": u.line},
                 }
             )
-    ordered = strong + near + weak + other
+    ordered = strong + first_line + near + weak + other
     return {
         "results": ordered[:k],
         "unmatched_errors": [

@@ -139,7 +139,16 @@
         shapes.push({ page: doc.ref, text: text, words: words, anchors: anchors, key: key, digits: squash(text) });
       });
     });
-    shapes.forEach(function (s) { s.weak = Object.keys(owners[s.key]).length > 1; });
+    // Generic shapes are weak too (see compile_shapes in triage.py).
+    var pagesOf = Object.create(null);
+    shapes.forEach(function (s) {
+      s.words.forEach(function (w) { (pagesOf[w] || (pagesOf[w] = Object.create(null)))[s.page] = 1; });
+    });
+    function generic(words) {
+      return words.length <= spec.generic_shape_max_words &&
+        words.every(function (w) { return Object.keys(pagesOf[w]).length >= spec.generic_word_min_pages; });
+    }
+    shapes.forEach(function (s) { s.weak = Object.keys(owners[s.key]).length > 1 || generic(s.words); });
     return shapes;
   };
 
@@ -363,10 +372,28 @@
       };
     });
     var strong = shaped.filter(function (r) { return !r.weak; }), weak = shaped.filter(function (r) { return r.weak; });
-    var near = [], other = [];
+    var near = [], other = [], firstLine = [];
+    var search = (typeof MlwikiSearchCore !== "undefined" ? MlwikiSearchCore : require("./search-core.js")).search;
+    var decisive = strong[0];
+    if (decisive && strong.length < k && state) {
+      // The decisive line (of the top strong shape page) searched alone (see triage.py).
+      var top = decisive.first_seen, taken = Object.create(null), nTaken = 0;
+      shaped.forEach(function (r) { taken[r.id] = 1; nTaken++; });
+      search(state, top.text, spec.first_line_guesses + nTaken).forEach(function (h) {
+        if (taken[h.ref] || h.type === "doc" || firstLine.length >= spec.first_line_guesses) return;
+        taken[h.ref] = 1;
+        firstLine.push({
+          id: h.ref, type: h.type, title: h.title, url: h.url, match: "guess",
+          why: "the first matching line (" + top.file + ":" + top.line + ") searched alone" +
+            (h.signature ? " (signature text match: " + cut(h.signature, 80) + ")" : ""),
+          score: h.score, tier: h.tier, count: decisive.count, first_seen: top
+        });
+      });
+    }
     if (strong.length < k && state) {
       var seen = Object.create(null);
       shaped.forEach(function (r) { seen[r.id] = 1; });
+      firstLine.forEach(function (r) { seen[r.id] = 1; });
       this.guesses(state).forEach(function (p) {
         var h = p[0], u = p[1];
         if (seen[h.ref]) return;
@@ -382,7 +409,7 @@
       });
     }
     return {
-      results: strong.concat(near, weak, other).slice(0, k),
+      results: strong.concat(firstLine, near, weak, other).slice(0, k),
       unmatched_errors: this.unmatched().slice(0, spec.guess_lines).map(function (u) { return { text: u.line, count: u.count, first_seen: u.first }; }),
       read: { bytes_read: this.bytesRead, lines_read: this.linesRead, files: this.files, problems: this.problems }
     };
