@@ -178,6 +178,32 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
     return out
 
 
+def coverage(wiki_dir: Path, wiki: Wiki) -> dict[str, Any] | None:
+    """The coverage sample (tests/coverage/sample.yml: real failure reports judged COVERED,
+    PARTIAL or NOT_COVERED by a reader): the shares, and search hit@3 on the covered ones,
+    measured now (the judged page among the top 3 for the report's error text)."""
+    path = wiki_dir.parent / "tests" / "coverage" / "sample.yml"
+    if not path.is_file():
+        return None
+    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("entries") or []
+    verdicts = [e.get("verdict") for e in entries]
+    n = len(entries)
+    index = build_index(wiki)
+    docs = build_payload(wiki)["docs"]
+    covered = [e for e in entries if e.get("verdict") == "COVERED"]
+    hits = sum(1 for e in covered if e.get("page") in [h.ref for h in search(index, docs, e["error"], k=3)])
+    return {
+        "n": n,
+        "covered": verdicts.count("COVERED"),
+        "partial": verdicts.count("PARTIAL"),
+        "not_covered": verdicts.count("NOT_COVERED"),
+        "covered_share": round(verdicts.count("COVERED") / n, 3) if n else 0.0,
+        "at_least_partial_share": round((verdicts.count("COVERED") + verdicts.count("PARTIAL")) / n, 3) if n else 0.0,
+        "hit@3_covered": round(hits / len(covered), 3) if covered else 0.0,
+        "hits_covered": hits,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="search_eval.py", description="Score search: hit@1, hit@3, MRR.")
     p.add_argument("--set", default=None, help="evaluation set (default tests/search/eval_set.yml)")
@@ -197,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cur, cur_misses = curated(wiki, eval_path)
     held, held_misses = held_out(wiki)
     report: dict[str, Any] = {"curated": cur, "held_out_signatures": held}
+    cov = coverage(wiki_dir, wiki)
+    if cov is not None:
+        report["coverage"] = cov
     if args.triage != "none":
         sizes = [(int(float(a) * 1_000_000), int(b)) for a, b in (x.split(":") for x in args.triage.split(","))]
         report["triage"] = triage_eval(wiki_dir, build_payload(wiki), sizes)
@@ -215,6 +244,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 a = s["alone"]
                 line += f"   (same errors alone: hit@1={a['hit@1']:.3f} hit@3={a['hit@3']:.3f}; {s['seconds_per_log']} s/log)"
             print(line)
+        if cov is not None:
+            print(
+                f"{'coverage sample':24} n={cov['n']:4}  COVERED={cov['covered']} ({cov['covered_share']:.0%})  "
+                f"PARTIAL={cov['partial']}  NOT={cov['not_covered']}  at least partial={cov['at_least_partial_share']:.0%}  "
+                f"search hit@3 on covered={cov['hits_covered']}/{cov['covered']} ({cov['hit@3_covered']:.3f})"
+            )
         if args.misses:
             for group, items in report["misses"].items():
                 for m in items:

@@ -49,8 +49,9 @@ _WORDBYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 # Bytes of text: printable ASCII, tab, newline, carriage return, escape (ANSI colours), UTF-8.
 TEXT_BYTES = bytes([7, 8, 9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
 
-# Tokens: runs of word characters with inner . : - / (so "ProcessGroupNCCL.cpp", "10.0.0.1:8476",
-# "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each). ASCII mode everywhere, as in JS.
+# Tokens: runs of word characters with inner . - / or a single : (so "ProcessGroupNCCL.cpp",
+# "10.0.0.1:8476", "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each, while "::" of C++
+# names separates). ASCII mode everywhere, as in JS.
 TOKEN = re.compile(SPEC["token"], re.ASCII)
 ANSI = re.compile(SPEC["ansi"], re.ASCII)
 VAR = "\x00"
@@ -602,8 +603,10 @@ class _Unclosed:
 
 def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatched]]:
     """(search hit, candidate line) pairs, best first: the ``GUESS_LINES`` rarest candidate
-    lines (fewest occurrences, then earliest), each searched alone; every pair is ordered by
-    tier and strength, then the rarer and earlier line, then score, then id; a page once."""
+    lines (fewest occurrences, then earliest), each searched alone (and adjacent ones together);
+    every pair is ordered by tier and strength, then the rarer line, then the line whose best hit
+    scores higher (a "Traceback (most recent call last):" line says little), then the earlier
+    line, then score, then id; a page once."""
     from mlwiki.core.search import search
 
     lines = sorted(report.candidates, key=lambda u: (u.count, u.first_key))[:GUESS_LINES]
@@ -633,11 +636,17 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
         if u is not None:
             run = [u]
     loaded = index() if callable(index) else index
-    pairs = [(hit, u) for u in lines for hit in search(loaded, tri.doc_list, u.line, k=3) if hit.type != "doc"]
-    pairs.sort(key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, p[1].first_key, -p[0].score, p[0].ref))
+    pairs = []
+    best: dict[int, float] = {}  # per line: the score of its best hit (how much the line says)
+    for n, u in enumerate(lines):
+        for hit in search(loaded, tri.doc_list, u.line, k=3):
+            if hit.type != "doc":
+                pairs.append((hit, u, n))
+                best[n] = max(best.get(n, 0.0), hit.score)
+    pairs.sort(key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, -best[p[2]], p[1].first_key, -p[0].score, p[0].ref))
     seen: set[str] = set()
     out = []
-    for hit, u in pairs:
+    for hit, u, _ in pairs:
         if hit.ref not in seen:
             seen.add(hit.ref)
             out.append((hit, u))

@@ -341,13 +341,17 @@
       if (u) run = [u];
     });
     lines = lines.concat(extra);
-    var pairs = [];
-    lines.forEach(function (u) {
-      search(state, u.line, 3).forEach(function (h) { if (h.type !== "doc") pairs.push([h, u]); });
+    var pairs = [], best = [];  /* per line: the score of its best hit (how much the line says) */
+    lines.forEach(function (u, n) {
+      best[n] = 0;
+      search(state, u.line, 3).forEach(function (h) {
+        if (h.type !== "doc") { pairs.push([h, u, n]); best[n] = Math.max(best[n], h.score); }
+      });
     });
     pairs.sort(function (p, q) {
       return (q[0].tier - p[0].tier) || (q[0].strength - p[0].strength) || (p[1].count - q[1].count) ||
-        cmpKey(p[1].firstKey, q[1].firstKey) || (q[0].score - p[0].score) || cmpStr(p[0].ref, q[0].ref);
+        (best[q[2]] - best[p[2]]) || cmpKey(p[1].firstKey, q[1].firstKey) || (q[0].score - p[0].score) ||
+        cmpStr(p[0].ref, q[0].ref);
     });
     var seen = Object.create(null), out = [];
     pairs.forEach(function (p) { if (!seen[p[0].ref]) { seen[p[0].ref] = 1; out.push(p); } });
