@@ -64,20 +64,35 @@ TIMESTAMPS = tuple(re.compile(p, re.ASCII) for p in SPEC["timestamps"])
 WORKER = re.compile(SPEC["worker"], re.ASCII)
 
 
+_VARIABLE = re.compile(r"[0-9/]").search
+_DIGITS = re.compile(r"[0-9]+")
+_SHAPE_CACHE: dict[str, list[str]] = {}
+_SHAPE_CACHE_MAX = 4096
+
+
 def is_variable(token: str) -> bool:
     """A token that differs between runs: it holds a digit, or is a path."""
-    return any(c.isdigit() for c in token) or "/" in token
+    return _VARIABLE(token) is not None
 
 
 def shape_tokens(text: str) -> list[str]:
-    """Lower-case constant words of ``text``, with one ``VAR`` marker per run of variable tokens."""
+    """Lower-case constant words of ``text``, with one ``VAR`` marker per run of variable tokens.
+    Memoised on the text with digit runs masked (a digit run only ever makes its token variable,
+    so lines that differ in numbers alone have the same shape): log lines repeat."""
+    key = _DIGITS.sub("0", text)
+    cached = _SHAPE_CACHE.get(key)
+    if cached is not None:
+        return cached
     out: list[str] = []
-    for tok in TOKEN.findall(text):
-        if is_variable(tok):
+    for tok in TOKEN.findall(key):
+        if _VARIABLE(tok) is not None:
             if not out or out[-1] != VAR:
                 out.append(VAR)
         else:
             out.append(tok.lower())
+    if len(_SHAPE_CACHE) >= _SHAPE_CACHE_MAX:
+        _SHAPE_CACHE.clear()
+    _SHAPE_CACHE[key] = out
     return out
 
 
@@ -283,17 +298,24 @@ class Triage:
         last_end = -1
         line = 0
         counted_to = 0
-        for m in self.prefilter.finditer(low):
-            a, b = m.start(), m.end()
-            if ((a and low[a - 1] in _WORDBYTES) or (b < len(low) and low[b] in _WORDBYTES)) and m.group(
-                0
-            ) not in _ERROR_SET:
+        search = self.prefilter.search
+        size = len(low)
+        pos = 0
+        while True:
+            m = search(low, pos)
+            if m is None:
+                break
+            a, b = m.span()
+            pos = b
+            inside = (a and low[a - 1] in _WORDBYTES) or (b < size and low[b] in _WORDBYTES)
+            if inside and m.group(0) not in _ERROR_SET:
                 continue  # a signature word inside a longer word ("check" in "checkpoint")
             start = low.rfind(b"\n", 0, a) + 1
             if start < last_end:
                 continue
             end = low.find(b"\n", b)
-            end = len(low) if end < 0 else end
+            end = size if end < 0 else end
+            pos = max(pos, end)  # the rest of this line (or window) needs no more hits
             line += block.count(b"\n", counted_to, start)
             counted_to = start
             if end - start > MAX_LINE:
@@ -643,7 +665,9 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
             if hit.type != "doc":
                 pairs.append((hit, u, n))
                 best[n] = max(best.get(n, 0.0), hit.score)
-    pairs.sort(key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, -best[p[2]], p[1].first_key, -p[0].score, p[0].ref))
+    pairs.sort(
+        key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, -best[p[2]], p[1].first_key, -p[0].score, p[0].ref)
+    )
     seen: set[str] = set()
     out = []
     for hit, u, _ in pairs:
