@@ -164,3 +164,26 @@ def test_browser_triage_agrees_with_python(browser: Any, site_url: str, shipped:
     assert len(js) == len(py) and differ == [], f"{len(differ)} of {len(py)} differ: {differ[:10]}"
     assert_clean(watch)
     ctx.close()
+
+
+def test_form_window_from_the_evidence(browser: Any, site_url: str) -> None:
+    """The workflow form's 'Window from the evidence' sets start_time and end_time (echo minus
+    timeout minus margin, to echo plus margin) and every command follows; a bad value says why."""
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/workflows/wf-nccl-timeout/")
+    box = page.locator("[data-mlw-window]")
+    box.locator('[data-mlw-w="evidence"]').fill("2026-05-20T08:00:00Z")
+    box.locator('[data-mlw-w="timeout"]').fill("600000ms")
+    box.locator('[data-mlw-w="margin"]').fill("5m")
+    box.locator('[data-mlw-w="fill"]').click()
+    assert page.input_value("input[name=start_time]") == "2026-05-20T07:45:00Z"
+    assert page.input_value("input[name=end_time]") == "2026-05-20T08:05:00Z"
+    cmds = page.eval_on_selector_all("code[data-mlw-cmd]", "els => els.map(e => e.textContent)")
+    assert cmds and all('"start_time": "2026-05-20T07:45:00Z"' in c for c in cmds)
+    assert "start_time=2026-05-20T07%3A45%3A00Z" in page.url or "start_time=2026-05-20T07:45:00Z" in page.url
+    box.locator('[data-mlw-w="timeout"]').fill("600000")
+    box.locator('[data-mlw-w="fill"]').click()
+    assert "write a number with a unit" in box.locator('[data-mlw-w="msg"]').inner_text()
+    assert page.input_value("input[name=start_time]") == "2026-05-20T07:45:00Z"  # unchanged on error
+    assert_clean(watch)
+    ctx.close()
