@@ -24,7 +24,7 @@ from mlwiki.core.urls import page_url
 
 FIELDS = (("title", 8), ("signatures", 10), ("tags", 2), ("summary", 3), ("body", 1))
 BODY_CHARS = 2500
-PAYLOAD_VERSION = 1
+PAYLOAD_VERSION = 2  # 2: the payload carries the triage specification and the ranking constants
 
 
 Exclusions = Mapping[str, Set[str]]
@@ -152,6 +152,13 @@ def build_index(wiki: Wiki, exclude: Exclusions | None = None, for_query: bool =
     return builder.build_index(with_token_set=for_query)
 
 
+def ranking_spec() -> dict[str, Any]:
+    """The ranking's constants and patterns (core/search/rank.py), shipped for search-core.js."""
+    from mlwiki.core.search.rank import ranking_spec as spec
+
+    return spec()
+
+
 def triage_spec() -> dict[str, Any]:
     """The triage specification (core/triage_spec.json), shipped so the site's triage matches."""
     path = Path(__file__).resolve().parent.parent / "triage_spec.json"
@@ -167,6 +174,7 @@ def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, An
         "docs": sorted(docs, key=lambda d: d["ref"]),
         "index": index.serialize(),
         "triage": triage_spec(),
+        "ranking": ranking_spec(),
     }
 
 

@@ -20,7 +20,7 @@ CODE_VERSION = f"{PAYLOAD_VERSION}.2"
 def _code_digest() -> bytes:
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(CODE_VERSION.encode())
-    for name in ("build.py", "tokenize.py"):
+    for name in ("build.py", "tokenize.py", "rank.py"):
         h.update((here / name).read_bytes())
     for name in ("model.py", "urls.py", "loader.py", "registry.py", "types.py", "triage_spec.json"):
         h.update((here.parent / name).read_bytes())

@@ -39,10 +39,17 @@ LONG_CHARS = 1_500
 LONG_LINES = 15
 MAX_TERMS = 40
 COMMON_SHARE = 0.1  # a token in more than this share of the documents is not distinctive
+REDUCED_KEEP = 20  # a reduced input keeps the first and last this many error-looking lines
+PREFIX_MIN = 3  # the last term of short input is also a prefix when it has this many characters
+EXACT_MIN_SIGNATURE = 10  # tier 3: a contained signature, normalised, has at least this length
+EXACT_MIN_INPUT = 12  # tier 3: an input contained in a signature has at least this length
+NEAR_MIN_TOKENS = 3  # tier 2: a signature of at least this many distinct tokens
+NEAR_COVER = 0.7  # tier 2: this share of them (and of its distinctive ones) in the input
+NAME_MIN_TOKENS = 3  # tier 1: a symptom title of at least this many tokens, all in the input
 ERRORISH = re.compile(
     r"error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|"
     r"refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable",
-    re.I,
+    re.I | re.ASCII,
 )
 
 
@@ -75,6 +82,34 @@ class Hit:
                 "tier": self.tier, "match": self.match, "matched_signature": self.signature}  # fmt: skip
 
 
+def ranking_spec() -> dict[str, Any]:
+    """Every constant, pattern and order of the ranking and tokenizer, shipped in the search
+    payload: the site's search-core.js takes them from there and holds no copy."""
+    from mlwiki.core.registry import type_names
+    from mlwiki.core.search import tokenize as tk
+
+    return {
+        "word": tk.WORD,
+        "joiners": tk.JOINERS.pattern,
+        "camel": tk.CAMEL.pattern,
+        "max_token": tk.MAX_TOKEN,
+        "max_input": MAX_INPUT,
+        "long_chars": LONG_CHARS,
+        "long_lines": LONG_LINES,
+        "max_terms": MAX_TERMS,
+        "reduced_keep": REDUCED_KEEP,
+        "prefix_min": PREFIX_MIN,
+        "common_share": COMMON_SHARE,
+        "exact_min_signature": EXACT_MIN_SIGNATURE,
+        "exact_min_input": EXACT_MIN_INPUT,
+        "near_min_tokens": NEAR_MIN_TOKENS,
+        "near_cover": NEAR_COVER,
+        "name_min_tokens": NAME_MIN_TOKENS,
+        "errorish": ERRORISH.pattern,
+        "type_order": [*type_names(), "doc"],
+    }
+
+
 def round6(x: float) -> float:
     """Round half up to 6 places, exactly as the JavaScript side (Math.round) does."""
     return math.floor(x * 1e6 + 0.5) / 1e6
@@ -99,8 +134,8 @@ def reduce_input(text: str) -> tuple[str, bool]:
     hits = [ln for ln in lines if ERRORISH.search(ln)]
     if not hits:
         hits = lines
-    if len(hits) > 40:
-        hits = hits[:20] + hits[-20:]
+    if len(hits) > 2 * REDUCED_KEEP:
+        hits = hits[:REDUCED_KEEP] + hits[-REDUCED_KEEP:]
     return "\n".join(hits), True
 
 
@@ -144,7 +179,7 @@ def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
     df = {t: doc_frequency(index, t) for t in seen}
     known = [t for t in seen if df[t] > 0]
     prefix_ok = not was_reduced and text[-1:].strip() != "" if text else False
-    last = seen[-1] if seen and prefix_ok and len(seen[-1]) >= 3 else None
+    last = seen[-1] if seen and prefix_ok and len(seen[-1]) >= PREFIX_MIN else None
     if last and last not in known:
         known.append(last)
     if len(known) > MAX_TERMS:
@@ -171,17 +206,19 @@ def tiers(
         best: tuple[int, float, str] = (0, 0.0, "")
         for sig in d.get("signatures", []):
             s_norm, s_tokens = _page_text(sig)
-            if (len(s_norm) >= 10 and s_norm in q_norm) or (len(q_norm) >= 12 and q_norm in s_norm):
+            if (len(s_norm) >= EXACT_MIN_SIGNATURE and s_norm in q_norm) or (
+                len(q_norm) >= EXACT_MIN_INPUT and q_norm in s_norm
+            ):
                 cand = (3, float(min(len(s_norm), len(q_norm))), sig)
             else:
-                if len(s_tokens) < 3:
+                if len(s_tokens) < NEAR_MIN_TOKENS:
                     continue
                 cover = len(s_tokens & q_tokens) / len(s_tokens)
-                if cover < 0.7:
+                if cover < NEAR_COVER:
                     continue
                 if df is not None:
                     rare = [t for t in s_tokens if df(t) <= common_above]
-                    if not rare or sum(t in q_tokens for t in rare) / len(rare) < 0.7:
+                    if not rare or sum(t in q_tokens for t in rare) / len(rare) < NEAR_COVER:
                         continue
                 cand = (2, cover, sig)
             if cand[:2] > best[:2]:
@@ -191,7 +228,7 @@ def tiers(
                 best = (1, 100.0, "")
             elif d["type"] == "symptom":
                 t_tokens = _page_text(d["title"])[1]
-                if len(t_tokens) >= 3 and t_tokens <= q_tokens:
+                if len(t_tokens) >= NAME_MIN_TOKENS and t_tokens <= q_tokens:
                     best = (1, float(len(t_tokens)), "")
         if best[0]:
             out[d["ref"]] = best

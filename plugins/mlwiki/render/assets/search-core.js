@@ -9,14 +9,27 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  var WORD = "0-9A-Za-z\u00c0-\u1fff\u2c00-\ud7ff";
-  var RAW = new RegExp("[" + WORD + "]+(?:[_.:/\\-][" + WORD + "]+)*", "g");
-  var JOINERS = /[_.:/\-]/;
-  var CAMEL = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
-  var COMMON_SHARE = 0.1;  /* a token in more than this share of the documents is not distinctive */
-  var MAX_TOKEN = 64, MAX_INPUT = 200000, LONG_CHARS = 1500, LONG_LINES = 15, MAX_TERMS = 40;
-  var ERRORISH = /error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable/i;
-  var TYPE_ORDER = { symptom: 0, playbook: 1, workflow: 2, action: 3, concept: 4, entity: 5, tool: 6, doc: 7 };
+  /* Every constant and pattern comes from the payload's "ranking" (core/search/rank.py,
+   * ranking_spec): this file holds no copy of them. configure() runs in makeState. */
+  var RAW, JOINERS, CAMEL, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
+    REDUCED_KEEP, PREFIX_MIN, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
+    NAME_MIN_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
+
+  function configure(r) {
+    RAW = new RegExp("[" + r.word + "]+(?:" + r.joiners + "[" + r.word + "]+)*", "g");
+    JOINERS = new RegExp(r.joiners);
+    CAMEL = new RegExp(r.camel, "g");
+    MAX_TOKEN = r.max_token; MAX_INPUT = r.max_input; LONG_CHARS = r.long_chars; LONG_LINES = r.long_lines;
+    MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min;
+    COMMON_SHARE = r.common_share; EXACT_MIN_SIGNATURE = r.exact_min_signature; EXACT_MIN_INPUT = r.exact_min_input;
+    NEAR_MIN_TOKENS = r.near_min_tokens; NEAR_COVER = r.near_cover; NAME_MIN_TOKENS = r.name_min_tokens;
+    ERRORISH = new RegExp(r.errorish, "i");  /* Python compiles it re.I | re.ASCII: same folding */
+    TYPE_ORDER = Object.create(null);
+    r.type_order.forEach(function (t, i) { TYPE_ORDER[t] = i; });
+    N_TYPES = r.type_order.length;
+  }
+
+  function typeOrder(t) { return t in TYPE_ORDER ? TYPE_ORDER[t] : N_TYPES - 1; }
   var STOP = Object.create(null);
 
   function expand(raw) {
@@ -26,7 +39,7 @@
       if (t.length > 1 && t.length <= MAX_TOKEN && !STOP[t] && out.indexOf(t) < 0) out.push(t);
     }
     add(raw);
-    var parts = raw.split(/[_.:/\-]/);
+    var parts = raw.split(JOINERS);
     parts.forEach(function (part) {
       if (parts.length > 1) add(part);
       var pieces = part.match(CAMEL) || [];
@@ -52,7 +65,7 @@
     if (text.length <= LONG_CHARS && lines.length <= LONG_LINES) return [text, false];
     var hits = lines.filter(function (l) { return ERRORISH.test(l); });
     if (!hits.length) hits = lines;
-    if (hits.length > 40) hits = hits.slice(0, 20).concat(hits.slice(-20));
+    if (hits.length > 2 * REDUCED_KEEP) hits = hits.slice(0, REDUCED_KEEP).concat(hits.slice(-REDUCED_KEEP));
     return [hits.join("\n"), true];
   }
 
@@ -73,7 +86,7 @@
     seen.forEach(function (t) { df[t] = docFrequency(index, t); });
     var known = seen.filter(function (t) { return df[t] > 0; });
     var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
-    var last = (seen.length && prefixOk && seen[seen.length - 1].length >= 3) ? seen[seen.length - 1] : null;
+    var last = (seen.length && prefixOk && seen[seen.length - 1].length >= PREFIX_MIN) ? seen[seen.length - 1] : null;
     if (last && known.indexOf(last) < 0) known.push(last);
     if (known.length > MAX_TERMS) {
       var order = Object.create(null);
@@ -94,17 +107,17 @@
       var best = [0, 0, ""];
       (d.signatures || []).forEach(function (sig) {
         var sn = normalise(sig), cand = null;
-        if ((sn.length >= 10 && qn.indexOf(sn) >= 0) || (qn.length >= 12 && sn.indexOf(qn) >= 0)) {
+        if ((sn.length >= EXACT_MIN_SIGNATURE && qn.indexOf(sn) >= 0) || (qn.length >= EXACT_MIN_INPUT && sn.indexOf(qn) >= 0)) {
           cand = [3, Math.min(sn.length, qn.length), sig];
         } else {
           var st = Object.create(null), n = 0, hit = 0;
           tokenize(sig).forEach(function (t) { if (!st[t]) { st[t] = 1; n++; if (qt[t]) hit++; } });
-          if (n < 3) return;
+          if (n < NEAR_MIN_TOKENS) return;
           var cover = hit / n;
-          if (cover < 0.7) return;
+          if (cover < NEAR_COVER) return;
           if (df) {
             var rare = Object.keys(st).filter(function (t) { return df(t) <= commonAbove; });
-            if (!rare.length || rare.filter(function (t) { return qt[t]; }).length / rare.length < 0.7) return;
+            if (!rare.length || rare.filter(function (t) { return qt[t]; }).length / rare.length < NEAR_COVER) return;
           }
           cand = [2, cover, sig];
         }
@@ -116,7 +129,7 @@
         else if (d.type === "symptom") {
           var tt = Object.create(null), tn = 0, all = true;
           tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
-          if (tn >= 3 && all) best = [1, tn, ""];
+          if (tn >= NAME_MIN_TOKENS && all) best = [1, tn, ""];
         }
       }
       if (best[0]) out[d.ref] = best;
@@ -161,7 +174,7 @@
     });
     hits.sort(function (a, b) {
       return (b.tier - a.tier) || (b.strength - a.strength) || (b.score - a.score) ||
-        ((TYPE_ORDER[a.type] === undefined ? 99 : TYPE_ORDER[a.type]) - (TYPE_ORDER[b.type] === undefined ? 99 : TYPE_ORDER[b.type])) ||
+        (typeOrder(a.type) - typeOrder(b.type)) ||
         (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
     });
     return hits.slice(0, k || 10);
@@ -170,6 +183,7 @@
   /* A search state from the payload (search/mlwiki-index.json): the lunr index, the documents
    * and the stop words. */
   function makeState(payload) {
+    configure(payload.ranking);
     STOP = Object.create(null);
     (payload.stopwords || []).forEach(function (w) { STOP[w] = 1; });
     var byRef = Object.create(null);
@@ -177,5 +191,5 @@
     return { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
   }
 
-  return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState, TYPE_ORDER: TYPE_ORDER };
+  return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState };
 });
