@@ -47,7 +47,7 @@ EVIDENCE_CHARS: int = SPEC["evidence_chars"]
 BINARY_PROBE: int = SPEC["binary_probe"]
 _WORDBYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 # Bytes of text: printable ASCII, tab, newline, carriage return, escape (ANSI colours), UTF-8.
-TEXT_BYTES = bytes([7, 8, 9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
+TEXT_BYTES = bytes(b for lo, hi in SPEC["text_byte_ranges"] for b in range(lo, hi + 1))
 
 # Tokens: runs of word characters with inner . - / or a single : (so "ProcessGroupNCCL.cpp",
 # "10.0.0.1:8476", "gke-tpu-abc-x7k2", "/tmp/libtpu_lockfile" are one token each, while "::" of C++

@@ -16,10 +16,6 @@
   var EDGE_JUNK = /^[\x00 \t]+|[\x00 \t]+$/g;
   var ASCII_SPACE = /[ \t\n\r\f\v]+/;
   var UPPER = /[A-Z]+/g;
-  var TEXT_BYTE = new Uint8Array(256);
-  [7, 8, 9, 10, 12, 13, 27].forEach(function (b) { TEXT_BYTE[b] = 1; });
-  for (var b = 32; b < 127; b++) TEXT_BYTE[b] = 1;
-  for (b = 128; b < 256; b++) TEXT_BYTE[b] = 1;
 
   /* The first n code points of s (Python slicing), fast when s is short or has no surrogates. */
   function cut(s, n) {
@@ -421,8 +417,9 @@
 
   /* ---- reading bytes: the same blocks as triage.py's _blocks -------------------------------- */
 
-  function looksBinary(probe, decoder) {
-    var odd = 0;
+  function looksBinary(probe, decoder, spec) {
+    var TEXT_BYTE = new Uint8Array(256), odd = 0;
+    spec.text_byte_ranges.forEach(function (r) { for (var b = r[0]; b <= r[1]; b++) TEXT_BYTE[b] = 1; });
     for (var i = 0; i < probe.length; i++) if (!TEXT_BYTE[probe[i]]) odd++;
     var text = decoder.decode(probe);
     for (var j = 0; j < text.length; j++) if (text.charCodeAt(j) === 0xfffd) odd++;
@@ -461,7 +458,7 @@
     function handle(block) {
       if (first) {
         first = false;
-        if (looksBinary(block.subarray(0, spec.binary_probe), decoder)) { runObj.problems.push(name + ": looks binary; skipped"); return null; }
+        if (looksBinary(block.subarray(0, spec.binary_probe), decoder, spec)) { runObj.problems.push(name + ": looks binary; skipped"); return null; }
         if (!block.length) { runObj.problems.push(name + ": empty"); return null; }
       }
       runObj.bytesRead += block.length;
