@@ -83,6 +83,25 @@ def test_unmatched_error_lines_are_kept_with_counts(tmp_path: Path) -> None:
     assert [(u.line, u.count) for u in report.unmatched][:1] == [("ValueError: weird thing 1", 2)]
 
 
+def test_driver_and_generic_lines_are_candidates_not_shapes(tmp_path: Path) -> None:
+    """A kernel driver line with no error word is still examined; a shape of a few words that
+    many pages use is weak (it ranks below a specific guess)."""
+    log = b"step 1\n[188497.595099] NVRM: No NVIDIA graphics adapter probed!\nstep 2\n"
+    _, report = run(tmp_path, {"w.log": log})
+    assert [u.line for u in report.unmatched] == ["[188497.595099] NVRM: No NVIDIA graphics adapter probed!"]
+    docs = [{"ref": f"p{i}", "type": "symptom", "title": "t", "url": "u", "signatures": [f"connect [10.0.0.{i}]:80: Connection refused"]}
+            for i in range(3)] + [{"ref": "gloo", "type": "symptom", "title": "g", "url": "u",
+                                   "signatures": ["Gloo connectFullMesh failed with no error"]}]  # fmt: skip
+    tri = Triage(docs)
+    weak = {s.page: s.weak for s in tri.shapes}
+    assert weak == {"p0": True, "p1": True, "p2": True, "gloo": False}  # one sequence, three pages
+    docs = [{"ref": f"q{w}", "type": "symptom", "title": "t", "url": "u", "signatures": [f"connection refused by peer {w}"]}
+            for w in ("alpha", "beta", "gamma")] + [{"ref": "short", "type": "symptom", "title": "s", "url": "u",
+                                                     "signatures": ["Connection refused peer"]}]  # fmt: skip
+    weak = {s.page: s.weak for s in Triage(docs).shapes}
+    assert weak == {"qalpha": False, "qbeta": False, "qgamma": False, "short": True}  # few words many pages use
+
+
 # --- bad input: a result or a clear message, never a crash, nothing lost --------------------
 
 
