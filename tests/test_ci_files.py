@@ -66,3 +66,20 @@ def test_tutorial_runner_commands_dry_run(tmp_path) -> None:  # type: ignore[no-
         proc = subprocess.run(["bash", "-c", cmd], cwd=REPO, capture_output=True, text=True, check=False,
                               env={"PATH": "/usr/bin:/bin", "MLWIKI_RUNS_DIR": str(tmp_path), "HOME": str(tmp_path)})  # fmt: skip
         assert proc.returncode == 0, f"{line}\n{proc.stderr}"
+
+
+def test_no_package_registry_host_names_in_the_project() -> None:
+    """The project never names a package registry's host (sources cite project repositories
+    and documentation instead); the names are assembled here so this file does not hold them."""
+    import subprocess
+
+    hosts = ["pypi" + ".org", "files." + "pythonhosted" + ".org", "registry." + "npmjs" + ".org", "npmjs" + ".com"]
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    offenders = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = REPO / name
+        if not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace").lower()
+        offenders += [f"{name}: {h}" for h in hosts if h in text]
+    assert offenders == []
