@@ -64,15 +64,10 @@ TIMESTAMPS = tuple(re.compile(p, re.ASCII) for p in SPEC["timestamps"])
 WORKER = re.compile(SPEC["worker"], re.ASCII)
 
 
-_VARIABLE = re.compile(r"[0-9/]").search
+_VARIABLE = re.compile(r"[0-9/]").search  # a token that differs between runs: a digit, or a path
 _DIGITS = re.compile(r"[0-9]+")
 _SHAPE_CACHE: dict[str, list[str]] = {}
 _SHAPE_CACHE_MAX = 4096
-
-
-def is_variable(token: str) -> bool:
-    """A token that differs between runs: it holds a digit, or is a path."""
-    return _VARIABLE(token) is not None
 
 
 def shape_tokens(text: str) -> list[str]:
@@ -677,6 +672,22 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
     return out
 
 
+def _guess(hit: Any, why: str, count: int, first_seen: dict[str, Any]) -> dict[str, Any]:
+    """A result ranked by search, not by a signature shape."""
+    return {
+        "id": hit.ref,
+        "type": hit.type,
+        "title": hit.title,
+        "url": hit.url,
+        "match": "guess",
+        "why": why + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
+        "score": hit.score,
+        "tier": hit.tier,
+        "count": count,
+        "first_seen": first_seen,
+    }
+
+
 def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, Any]:
     """The ranked pages with their evidence: pages whose signature shape matched a line
     (root causes before their echoes); then best guesses by the search ranking over candidate
@@ -726,41 +737,15 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
             if hit.ref in taken or hit.type == "doc" or len(first_line) >= SPEC["first_line_guesses"]:
                 continue
             taken.add(hit.ref)
-            first_line.append(
-                {
-                    "id": hit.ref,
-                    "type": hit.type,
-                    "title": hit.title,
-                    "url": hit.url,
-                    "match": "guess",
-                    "why": f"the first matching line ({top['file']}:{top['line']}) searched alone"
-                    + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
-                    "score": hit.score,
-                    "tier": hit.tier,
-                    "count": decisive[0]["count"],
-                    "first_seen": top,
-                }
-            )
+            why = f"the first matching line ({top['file']}:{top['line']}) searched alone"
+            first_line.append(_guess(hit, why, decisive[0]["count"], top))
     if len(strong) < k:
         seen = {r["id"] for r in shaped} | {r["id"] for r in first_line}
         for hit, u in guesses(report, tri, index):
             if hit.ref in seen:
                 continue
-            (near if hit.tier >= 2 else other).append(
-                {
-                    "id": hit.ref,
-                    "type": hit.type,
-                    "title": hit.title,
-                    "url": hit.url,
-                    "match": "guess",
-                    "why": "no signature shape matched this line; best guess by the search ranking"
-                    + (f" (signature text match: {hit.signature[:80]})" if hit.signature else ""),
-                    "score": hit.score,
-                    "tier": hit.tier,
-                    "count": u.count,
-                    "first_seen": {**u.first, "text": u.line},
-                }
-            )
+            why = "no signature shape matched this line; best guess by the search ranking"
+            (near if hit.tier >= 2 else other).append(_guess(hit, why, u.count, {**u.first, "text": u.line}))
     ordered = strong + first_line + near + weak + other
     return {
         "results": ordered[:k],

@@ -304,6 +304,15 @@
     if (hit.evidence.length < spec.max_evidence && hit.evidence.every(function (e) { return e.line !== lineno || e.file !== name; })) hit.evidence.push(ev);
   };
 
+  /* A result ranked by search, not by a signature shape (triage.py _guess). */
+  function guess(h, why, count, firstSeen) {
+    return {
+      id: h.ref, type: h.type, title: h.title, url: h.url, match: "guess",
+      why: why + (h.signature ? " (signature text match: " + cut(h.signature, 80) + ")" : ""),
+      score: h.score, tier: h.tier, count: count, first_seen: firstSeen
+    };
+  }
+
   function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 
   Run.prototype.ranked = function () {
@@ -382,12 +391,7 @@
       search(state, top.text, spec.first_line_guesses + nTaken).forEach(function (h) {
         if (taken[h.ref] || h.type === "doc" || firstLine.length >= spec.first_line_guesses) return;
         taken[h.ref] = 1;
-        firstLine.push({
-          id: h.ref, type: h.type, title: h.title, url: h.url, match: "guess",
-          why: "the first matching line (" + top.file + ":" + top.line + ") searched alone" +
-            (h.signature ? " (signature text match: " + cut(h.signature, 80) + ")" : ""),
-          score: h.score, tier: h.tier, count: decisive.count, first_seen: top
-        });
+        firstLine.push(guess(h, "the first matching line (" + top.file + ":" + top.line + ") searched alone", decisive.count, top));
       });
     }
     if (strong.length < k && state) {
@@ -400,12 +404,7 @@
         var first = {};
         Object.keys(u.first).forEach(function (f) { first[f] = u.first[f]; });
         first.text = u.line;
-        (h.tier >= 2 ? near : other).push({
-          id: h.ref, type: h.type, title: h.title, url: h.url, match: "guess",
-          why: "no signature shape matched this line; best guess by the search ranking" +
-            (h.signature ? " (signature text match: " + cut(h.signature, 80) + ")" : ""),
-          score: h.score, tier: h.tier, count: u.count, first_seen: first
-        });
+        (h.tier >= 2 ? near : other).push(guess(h, "no signature shape matched this line; best guess by the search ranking", u.count, first));
       });
     }
     return {

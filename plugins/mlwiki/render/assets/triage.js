@@ -34,7 +34,7 @@
     pre.appendChild(document.createTextNode("\n"));
   }
 
-  function renderResult(list, r, i) {
+  function renderResult(list, r) {
     var li = el("li", "mlw-triage-hit mlw-match-" + r.match);
     li.setAttribute("data-id", r.id);
     var head = el("div", "mlw-triage-head");
@@ -73,7 +73,7 @@
     if (!res.results.length) {
       list.appendChild(el("li", "mlw-triage-none", "No signature matched and no error-looking line was found. Paste the first error by hand into the search box."));
     }
-    res.results.forEach(function (r, i) { renderResult(list, r, i); });
+    res.results.forEach(function (r) { renderResult(list, r); });
     if (res.unmatched_errors.length) {
       var d = el("details", "mlw-triage-unmatched");
       d.appendChild(el("summary", null, "Error-looking lines no signature matched (" + res.unmatched_errors.length + ")"));
