@@ -204,6 +204,11 @@ def test_text_output_and_nothing_found(tmp_path: Path) -> None:
     assert b"no signature matched and no error-looking line was found" in proc.stderr
     missing = cli(["--log", str(tmp_path / "nope")])
     assert missing.returncode == 2 and b"no such file or directory" in missing.stderr
+    (tmp_path / "ok.log").write_text("step 1\nstep 2\nValueError: the frobnicator exploded\nstep 3\nstep 4\n", encoding="utf-8")
+    guessed = cli(["--log", str(tmp_path / "ok.log"), "-k", "2"])
+    assert guessed.returncode == 0
+    assert b"-- best guess by the search ranking" in guessed.stdout
+    assert b"why: no signature shape matched this line; best guess by the search ranking" in guessed.stdout
 
 
 def test_one_line_query_keeps_search_behaviour() -> None:

@@ -124,7 +124,7 @@ def triage_main(args: Any, payload: dict[str, Any], paths: list[str], stdin_text
         print("no signature matched and no error-looking line was found; paste the first error by hand", file=sys.stderr)
         return 1
     for i, r in enumerate(out["results"], 1):
-        label = "signature shape" if r["match"] == "shape" else "best guess (no signature matched)"
+        label = "signature shape" if r["match"] == "shape" else "best guess by the search ranking"
         print(f"{i}. {r['id']}  [{r['type']}]  {r['title']}  -- {label}")
         print(f"   {r['url']}")
         first = r.get("first_seen") or {}
@@ -133,6 +133,8 @@ def triage_main(args: Any, payload: dict[str, Any], paths: list[str], stdin_text
             print(f"   first at {where}; {r['count']} matching line{'s' if r['count'] != 1 else ''}"
                   + (f" on {r['worker_count']} worker{'s' if r['worker_count'] != 1 else ''}" if r.get("worker_count") else ""))  # fmt: skip
             print(f"   > {first.get('text', '')[:300]}")
+        else:
+            print(f"   why: {r['why']}")
         if r.get("next"):
             print(f"   next: {r['next']}")
     if out["unmatched_errors"] and out["results"][0]["match"] == "guess":
