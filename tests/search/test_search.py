@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -241,3 +242,47 @@ def test_a_prefix_lunr_cannot_expand_falls_back_to_plain_terms() -> None:
     hits = search(index, PAYLOAD["docs"], "NCCL watchdog caught collective operation timeo", k=3)
     assert len(calls) == 2 and any(calls[0]) and not any(calls[1])
     assert hits and hits[0].ref == "nccl-watchdog-timeout"
+
+
+def _tiny_index(docs: dict[str, str]) -> Any:
+    from mlwiki.core.search.build import FIELDS, TermBuilder
+    from mlwiki.core.search.tokenize import tokenize
+
+    builder = TermBuilder()
+    builder.pipeline.reset()
+    builder.search_pipeline.reset()
+    builder.ref("ref")
+    for name, boost in FIELDS:
+        builder.field(name, boost)
+    for ref, text in docs.items():
+        builder.add_terms(ref, {"title": tokenize(text)})
+    return builder.build_index(with_token_set=True)
+
+
+def test_a_page_holding_every_query_term_beats_one_repeating_one_term() -> None:
+    """Coordination: lunr alone ranks a page saying "oom" five times above the page saying
+    "tpu" and "oom"; the share of query terms held puts the second first."""
+    from mlwiki.core.search.rank import _query
+
+    index: Any = _tiny_index({"many": "oom oom oom", "both": "tpu oom hbm runtime compile program buffer allocation",
+                              "t1": "tpu slice", "t2": "tpu pod", "t3": "tpu vm", "x": "unrelated words"})  # fmt: skip
+    plain = index.create_query()
+    for t in ("tpu", "oom"):
+        plain.term(t, use_pipeline=False)
+    assert [r["ref"] for r in index.query(plain)][:2] == ["many", "both"]  # lunr alone
+    ranked = sorted(_query(index, ["tpu", "oom"], False), key=lambda r: -r["score"])
+    assert [r["ref"] for r in ranked][:2] == ["both", "many"]
+
+
+def test_a_typed_word_counts_whole_and_its_completions_weigh_less() -> None:
+    """The last typed word is both itself and a prefix: a page holding the word itself ranks
+    above a page holding only longer words that start with it."""
+    from mlwiki.core.search.rank import PREFIX_BOOST, _query
+
+    assert 0 < PREFIX_BOOST < 1
+    index = _tiny_index({"exact": "memory limit", "longer": "memory_space memory_stats memoryview limit",
+                         "x": "unrelated words only", "y": "more filler text here"})  # fmt: skip
+    ranked = [r["ref"] for r in sorted(_query(index, ["limit", "memory"], True), key=lambda r: -r["score"])]
+    assert ranked[0] == "exact"
+    partial = {r["ref"] for r in _query(index, ["limit", "memo"], True)}
+    assert {"exact", "longer"} <= partial  # an unfinished word still finds its completions

@@ -166,7 +166,8 @@ console.log(JSON.stringify({{calls, top: hits.length ? hits[0].ref : null}}));
 def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
     """search-core.js in Node and rank.py on 2,000+ queries give the same top 10 with the same
     tiers, strengths and scores (to 6 places): every pasted error of the evaluation set, every
-    signature of the wiki, fragments of them, training-log lines, random word salads, hostile
+    signature of the wiki, every typed query and the same typed half a word short (completed as
+    prefixes), fragments of them, training-log lines, random word salads, hostile
     strings and words that are JavaScript object-prototype names."""
     from lunr.index import Index
 
@@ -178,6 +179,8 @@ def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path
     payload = json.loads(payload_path.read_text(encoding="utf-8"))
     evals = yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
     queries = [c["query"] for c in evals]
+    typed = yaml.safe_load((REPO / "tests" / "search" / "typed_queries.yml").read_text(encoding="utf-8"))
+    queries += [c["query"] for c in typed] + [c["query"][: max(1, len(c["query"]) - 2)] for c in typed]
     sigs = [s for d in payload["docs"] for s in d.get("signatures", [])]
     queries += sigs + [s[: len(s) // 2] for s in sigs[::3]]
     queries += ["constructor", "__proto__ toString", "hasOwnProperty valueOf error", "TensorSliceReader constructor",

@@ -217,3 +217,42 @@ def test_one_line_query_keeps_search_behaviour() -> None:
     assert "results" in json.loads(proc.stdout) and "read" not in json.loads(proc.stdout)
 
 
+
+
+CODES: list[dict[str, Any]] = [
+    {"ref": f"code-{n}", "type": "symptom", "title": f"Code {n}", "url": f"s/{n}/",
+     "signatures": [f"RuntimeError: cuda runtime error ({n}) : {what} at /pytorch/aten/src/THC/THCGeneral.cpp:50"]}
+    for n, what in ((35, "driver version is insufficient"), (30, "unknown error"), (802, "system not yet initialized"))
+]  # fmt: skip
+
+
+def test_a_truncated_line_keeps_its_error_code(tmp_path: Path) -> None:
+    """A line cut before the message ("RuntimeError :cuda runtime error (30)") matches every
+    signature it is a part of; the one whose numbers are the line's comes first."""
+    tri, report = run(tmp_path, {"w0.log": b"step 1\nRuntimeError :cuda runtime error (30)\nstep 2\n"}, CODES)
+    assert set(report.hits) == {"code-35", "code-30", "code-802"}
+    assert next(h.page for h in rank(report, tri)) == "code-30"
+
+
+def test_each_candidate_line_gives_its_best_guess_before_any_gives_a_second() -> None:
+    """Two unmatched error lines of one message: the top guesses include the best page of each
+    line, not only the three pages of the line with the higher scores."""
+    from lunr.index import Index
+
+    from mlwiki.cli.query import load_payload
+    from mlwiki.core.triage import guesses
+
+    payload = load_payload(REPO / "wiki")
+    tri = Triage(payload["docs"])
+    index = Index.load(payload["index"])
+    a = "Additional GRPC error information from remote target unknown_target_for_coordination_leader while calling /tensorflow.CoordinationService/Barrier:"
+    b = 'grpc_message":"Barrier timed out. Barrier_id: sync_devices. Timed out task names: /job:jax_worker/replica:0/task:1'
+    data = ("\n".join([f"step {i} loss 1.0" for i in range(50)] + [a, b] + [f"step {i} loss 1.0" for i in range(50)]) + "\n").encode()
+    report = tri.run([("w.log", lambda: __import__("io").BytesIO(data))], workers=1)
+    out = guesses(report, tri, index)
+    by_line: dict[str, list[str]] = {}
+    for hit, u in out:
+        by_line.setdefault(u.line, []).append(hit.ref)
+    firsts = {refs[0] for refs in by_line.values()}
+    top = [hit.ref for hit, _ in out[: len(by_line)]]
+    assert firsts <= set(top)

@@ -1,8 +1,10 @@
 """Score search on the evaluation set: ``python3 scripts/search_eval.py [--json]``.
 
-Two figures, both with the same index and ranking as the site and the query CLI:
+With the same index and ranking as the site and the query CLI:
 - curated: real pasted errors from public issue threads (tests/search/eval_set.yml), each
   labelled with the page(s) that should come first;
+- typed queries: the few words an engineer types instead of pasting an error
+  (tests/search/typed_queries.yml), each with the pages a reader would accept;
 - held-out signatures: every verbatim signature of every symptom, searched for with that
   signature (and its copies in the page body) removed from the index, in 5 folds, so the page
   must be found through everything else it says.
@@ -223,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cur, cur_misses = curated(wiki, eval_path)
     held, held_misses = held_out(wiki)
     report: dict[str, Any] = {"curated": cur, "held_out_signatures": held}
+    typed_path = wiki_dir.parent / "tests" / "search" / "typed_queries.yml"
+    typed_misses: list[dict[str, Any]] = []
+    if args.set is None and typed_path.is_file():
+        report["typed_queries"], typed_misses = curated(wiki, typed_path)
     cov = coverage(wiki_dir, wiki)
     if cov is not None:
         report["coverage"] = cov
@@ -231,11 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["triage"] = triage_eval(wiki_dir, build_payload(wiki), sizes)
     report["seconds"] = round(time.perf_counter() - started, 1)
     if args.misses:
-        report["misses"] = {"curated": cur_misses, "held_out_signatures": held_misses}
+        report["misses"] = {"curated": cur_misses, "typed_queries": typed_misses, "held_out_signatures": held_misses}
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         rows = [("curated pasted errors", cur), ("held-out signatures", held)]
+        if "typed_queries" in report:
+            rows.insert(1, ("typed queries", report["typed_queries"]))
         for key, s in (report.get("triage") or {}).items():
             rows.append((f"triage {key.replace('_', ' ')}", s))
         for name, s in rows:

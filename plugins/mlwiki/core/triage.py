@@ -99,6 +99,7 @@ class Shape:
     anchors: tuple[str, ...]  # its uncommon words: a line holding one is examined
     weak: bool = False  # the same word sequence belongs to two or more pages
     digits: str = ""  # the signature lower-cased with whitespace collapsed: exact-digit tiebreak
+    numbers: tuple[str, ...] = ()  # its digit runs in order (error codes: "(30)" is not "(35)")
 
     def matches(self, line_words: Sequence[str]) -> bool:
         """The signature's constant words occur contiguously, in order, in the line's; or the
@@ -107,6 +108,12 @@ class Shape:
         return _contains(line_words, self.words) or (
             len(line_words) >= MIN_FRAGMENT and _contains(self.words, line_words)
         )
+
+
+def _numbers_within(line: Sequence[str], sig: Sequence[str]) -> bool:
+    """The line's numbers, all of them and in order, are numbers of the signature: a truncated
+    or re-spaced line ("RuntimeError :cuda runtime error (30)") carries the same error code."""
+    return bool(line) and _contains(sig, line)
 
 
 def _contains(hay: Sequence[str], needle: Sequence[str]) -> bool:
@@ -147,7 +154,9 @@ def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
             if not anchors:
                 continue
             owners.setdefault(tuple(words), set()).add(doc["ref"])
-            shapes.append(Shape(doc["ref"], text, tuple(words), tuple(anchors), False, _squash(text)))
+            shapes.append(
+                Shape(doc["ref"], text, tuple(words), tuple(anchors), False, _squash(text), tuple(_DIGITS.findall(text)))
+            )
     # Generic shapes are weak too: a few words that shapes of many pages use ("connect ...
     # Connection refused", "Exit Code: 139") say little about which page a line belongs to.
     pages_of: dict[str, set[str]] = {}
@@ -161,7 +170,7 @@ def compile_shapes(docs: Iterable[Mapping[str, Any]]) -> list[Shape]:
         )
 
     return [
-        Shape(s.page, s.text, s.words, s.anchors, len(owners[s.words]) > 1 or generic(s.words), s.digits)
+        Shape(s.page, s.text, s.words, s.anchors, len(owners[s.words]) > 1 or generic(s.words), s.digits, s.numbers)
         for s in shapes
     ]
 
@@ -409,7 +418,7 @@ class Triage:
         if worker and len(hit.workers) < SPEC["max_workers_kept"]:
             hit.workers.add(worker)
         ev = {**_where(name, lineno, ts), "text": line[:EVIDENCE_CHARS], "signature": shape.text}
-        exact = shape.digits in _squash(line)
+        exact = shape.digits in _squash(line) or _numbers_within(_DIGITS.findall(line), shape.numbers)
         if (
             hit.first is None
             or key < hit.first_key
@@ -621,7 +630,8 @@ class _Unclosed:
 def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatched]]:
     """(search hit, candidate line) pairs, best first: the ``GUESS_LINES`` rarest candidate
     lines (fewest occurrences, then earliest), each searched alone (and adjacent ones together);
-    every pair is ordered by tier and strength, then the rarer line, then the line whose best hit
+    every pair is ordered by tier and strength, then the rarer line, then its place in its line's
+    results (each line's best hit before any line's second), then the line whose best hit
     scores higher (a "Traceback (most recent call last):" line says little), then the earlier
     line, then score, then id; a page once."""
     from mlwiki.core.search import search
@@ -656,16 +666,15 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
     pairs = []
     best: dict[int, float] = {}  # per line: the score of its best hit (how much the line says)
     for n, u in enumerate(lines):
-        for hit in search(loaded, tri.doc_list, u.line, k=3):
-            if hit.type != "doc":
-                pairs.append((hit, u, n))
-                best[n] = max(best.get(n, 0.0), hit.score)
+        for place, hit in enumerate(h for h in search(loaded, tri.doc_list, u.line, k=3) if h.type != "doc"):
+            pairs.append((hit, u, n, place))
+            best[n] = max(best.get(n, 0.0), hit.score)
     pairs.sort(
-        key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, -best[p[2]], p[1].first_key, -p[0].score, p[0].ref)
+        key=lambda p: (-p[0].tier, -p[0].strength, p[1].count, p[3], -best[p[2]], p[1].first_key, -p[0].score, p[0].ref)
     )
     seen: set[str] = set()
     out = []
-    for hit, u, _ in pairs:
+    for hit, u, _, _ in pairs:
         if hit.ref not in seen:
             seen.add(hit.ref)
             out.append((hit, u))

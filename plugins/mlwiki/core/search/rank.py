@@ -41,6 +41,7 @@ MAX_TERMS = 40
 COMMON_SHARE = 0.1  # a token in more than this share of the documents is not distinctive
 REDUCED_KEEP = 20  # a reduced input keeps the first and last this many error-looking lines
 PREFIX_MIN = 3  # the last term of short input is also a prefix when it has this many characters
+PREFIX_BOOST = 0.1  # the words that prefix completes weigh this much of the word itself
 EXACT_MIN_SIGNATURE = 10  # tier 3: a contained signature, normalised, has at least this length
 EXACT_MIN_INPUT = 12  # tier 3: an input contained in a signature has at least this length
 NEAR_MIN_TOKENS = 3  # tier 2: a signature of at least this many distinct tokens
@@ -99,6 +100,7 @@ def ranking_spec() -> dict[str, Any]:
         "max_terms": MAX_TERMS,
         "reduced_keep": REDUCED_KEEP,
         "prefix_min": PREFIX_MIN,
+        "prefix_boost": PREFIX_BOOST,
         "common_share": COMMON_SHARE,
         "exact_min_signature": EXACT_MIN_SIGNATURE,
         "exact_min_input": EXACT_MIN_INPUT,
@@ -236,11 +238,23 @@ def tiers(
 
 
 def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
+    """lunr's scores, times the share of the query's terms each document holds (coordination,
+    as in Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many
+    times). The last term of typed input counts whole, and its completions at ``PREFIX_BOOST``."""
     q = index.create_query()
     for i, t in enumerate(terms):
-        wildcard = Query.WILDCARD_TRAILING if last_is_prefix and i == len(terms) - 1 else Query.WILDCARD_NONE
-        q.term(t, boost=2 if is_compound(t) else 1, wildcard=wildcard, use_pipeline=False)
-    return list(index.query(q))
+        boost = 2 if is_compound(t) else 1
+        q.term(t, boost=boost, wildcard=Query.WILDCARD_NONE, use_pipeline=False)
+        if last_is_prefix and i == len(terms) - 1:
+            q.term(t, boost=boost * PREFIX_BOOST, wildcard=Query.WILDCARD_TRAILING, use_pipeline=False)
+    results = list(index.query(q))
+    for r in results:
+        held = r["match_data"].metadata
+        found = sum(1 for t in terms if t in held)
+        if last_is_prefix and terms[-1] not in held and any(m.startswith(terms[-1]) for m in held):
+            found += 1
+        r["score"] = float(r["score"]) * found / len(terms)
+    return results
 
 
 def search(

@@ -12,7 +12,7 @@
   /* Every constant and pattern comes from the payload's "ranking" (core/search/rank.py,
    * ranking_spec): this file holds no copy of them. configure() runs in makeState. */
   var RAW, JOINERS, CAMEL, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
-    REDUCED_KEEP, PREFIX_MIN, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
+    REDUCED_KEEP, PREFIX_MIN, PREFIX_BOOST, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
     NAME_MIN_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
 
   function configure(r) {
@@ -20,7 +20,7 @@
     JOINERS = new RegExp(r.joiners);
     CAMEL = new RegExp(r.camel, "g");
     MAX_TOKEN = r.max_token; MAX_INPUT = r.max_input; LONG_CHARS = r.long_chars; LONG_LINES = r.long_lines;
-    MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min;
+    MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min; PREFIX_BOOST = r.prefix_boost;
     COMMON_SHARE = r.common_share; EXACT_MIN_SIGNATURE = r.exact_min_signature; EXACT_MIN_INPUT = r.exact_min_input;
     NEAR_MIN_TOKENS = r.near_min_tokens; NEAR_COVER = r.near_cover; NAME_MIN_TOKENS = r.name_min_tokens;
     ERRORISH = new RegExp(r.errorish, "i");  /* Python compiles it re.I | re.ASCII: same folding */
@@ -139,15 +139,26 @@
 
   function round6(x) { return Math.round(x * 1e6) / 1e6; }
 
+  /* lunr's scores times the share of the query's terms a document holds (see rank.py _query). */
   function query(index, terms, lastIsPrefix) {
-    return index.query(function (q) {
+    var last = terms[terms.length - 1];
+    var results = index.query(function (q) {
       terms.forEach(function (t, i) {
-        q.term(t, {
-          boost: JOINERS.test(t) ? 2 : 1, usePipeline: false,
-          wildcard: (lastIsPrefix && i === terms.length - 1) ? lunr.Query.wildcard.TRAILING : lunr.Query.wildcard.NONE
-        });
+        var boost = JOINERS.test(t) ? 2 : 1;
+        q.term(t, { boost: boost, usePipeline: false, wildcard: lunr.Query.wildcard.NONE });
+        if (lastIsPrefix && i === terms.length - 1) {
+          q.term(t, { boost: boost * PREFIX_BOOST, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
+        }
       });
     });
+    results.forEach(function (r) {
+      var held = r.matchData.metadata, found = 0;
+      terms.forEach(function (t) { if (Object.prototype.hasOwnProperty.call(held, t)) found++; });
+      if (lastIsPrefix && !Object.prototype.hasOwnProperty.call(held, last) &&
+          Object.keys(held).some(function (m) { return m.lastIndexOf(last, 0) === 0; })) found++;
+      r.score = r.score * found / terms.length;
+    });
+    return results;
   }
 
   function search(state, text, k, kind) {

@@ -27,6 +27,17 @@
 
   function asciiLower(s) { return s.replace(UPPER, function (m) { return m.toLowerCase(); }); }
 
+  var DIGIT_RUNS = /[0-9]+/g;
+  /* The line's numbers, all and in order, are numbers of the signature (triage.py _numbers_within). */
+  function numbersWithin(line, sig) {
+    if (!line.length || line.length > sig.length) return false;
+    for (var i = 0; i + line.length <= sig.length; i++) {
+      var j = 0;
+      while (j < line.length && sig[i + j] === line[j]) j++;
+      if (j === line.length) return true;
+    }
+    return false;
+  }
   function squash(s) { return asciiLower(s).split(ASCII_SPACE).filter(Boolean).join(" "); }
 
   function pyRegex(src, flags) { return new RegExp(src.replace(/\(\?P</g, "(?<"), flags || ""); }
@@ -132,7 +143,7 @@
         if (!anchors.length) return;
         var key = words.join("\u0001");
         (owners[key] || (owners[key] = Object.create(null)))[doc.ref] = 1;
-        shapes.push({ page: doc.ref, text: text, words: words, anchors: anchors, key: key, digits: squash(text) });
+        shapes.push({ page: doc.ref, text: text, words: words, anchors: anchors, key: key, digits: squash(text), numbers: text.match(DIGIT_RUNS) || [] });
       });
     });
     // Generic shapes are weak too (see compile_shapes in triage.py).
@@ -296,7 +307,8 @@
     var ev = where(this.name, lineno, ts);
     ev.text = cut(line, spec.evidence_chars);
     ev.signature = shape.text;
-    var exact = squash(line).indexOf(shape.digits) >= 0, c = hit.first ? cmpKey(key, hit.firstKey) : -1;
+    var exact = squash(line).indexOf(shape.digits) >= 0 || numbersWithin(line.match(DIGIT_RUNS) || [], shape.numbers),
+      c = hit.first ? cmpKey(key, hit.firstKey) : -1;
     if (!hit.first || c < 0 || (c === 0 && (exact > hit.exact || (exact === hit.exact && shape.words.length > hit.words)))) {
       hit.first = ev; hit.firstKey = key; hit.exact = exact; hit.words = shape.words.length;
     }
@@ -349,13 +361,13 @@
     var pairs = [], best = [];  /* per line: the score of its best hit (how much the line says) */
     lines.forEach(function (u, n) {
       best[n] = 0;
-      search(state, u.line, 3).forEach(function (h) {
-        if (h.type !== "doc") { pairs.push([h, u, n]); best[n] = Math.max(best[n], h.score); }
+      search(state, u.line, 3).filter(function (h) { return h.type !== "doc"; }).forEach(function (h, r) {
+        pairs.push([h, u, n, r]); best[n] = Math.max(best[n], h.score);
       });
     });
     pairs.sort(function (p, q) {
       return (q[0].tier - p[0].tier) || (q[0].strength - p[0].strength) || (p[1].count - q[1].count) ||
-        (best[q[2]] - best[p[2]]) || cmpKey(p[1].firstKey, q[1].firstKey) || (q[0].score - p[0].score) ||
+        (p[3] - q[3]) || (best[q[2]] - best[p[2]]) || cmpKey(p[1].firstKey, q[1].firstKey) || (q[0].score - p[0].score) ||
         cmpStr(p[0].ref, q[0].ref);
     });
     var seen = Object.create(null), out = [];
