@@ -3,6 +3,7 @@ covered reports, measured against the wiki as it is."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from mlwiki.cli.evaluate import coverage
@@ -10,20 +11,40 @@ from mlwiki.core import load
 from wikifix import REPO
 
 
-def test_coverage_figures_add_up_and_are_measured() -> None:
-    sample = yaml.safe_load((REPO / "tests" / "coverage" / "sample.yml").read_text(encoding="utf-8"))
+@pytest.mark.parametrize(("name", "least"), [("sample.yml", 80), ("fresh.yml", 40)])
+def test_coverage_figures_add_up_and_are_measured(name: str, least: int) -> None:
+    sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
     entries = sample["entries"]
-    report = coverage(REPO / "wiki", load(REPO / "wiki"))
+    report = coverage(REPO / "wiki", load(REPO / "wiki"), name)
     assert report is not None
-    assert report["n"] == len(entries) >= 80
+    assert report["n"] == len(entries) >= least
     assert report["covered"] + report["partial"] + report["not_covered"] == report["n"]
     assert report["covered"] == sum(e["verdict"] == "COVERED" for e in entries)
     assert 0 <= report["hits_covered"] <= report["covered"]
     assert report["hit@3_covered"] == round(report["hits_covered"] / report["covered"], 3)
 
 
-def test_every_judged_page_exists() -> None:
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml"])
+def test_every_judged_page_exists(name: str) -> None:
     wiki = load(REPO / "wiki")
-    sample = yaml.safe_load((REPO / "tests" / "coverage" / "sample.yml").read_text(encoding="utf-8"))
+    sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
     missing = [(e["source"], e["page"]) for e in sample["entries"] if e.get("page") and e["page"] not in wiki.pages]
     assert missing == []
+
+
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml"])
+def test_no_page_cites_a_sampled_thread(name: str) -> None:
+    """No page is written to a test case: no page cites a thread the coverage sample judged
+    (as owner/repo#N or as its issue or pull-request URL)."""
+    import re
+
+    sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
+    threads = {e["source"].lower() for e in sample["entries"]}
+    cited: set[str] = set()
+    for path in (REPO / "wiki").rglob("*"):
+        if path.suffix not in (".md", ".json"):
+            continue
+        text = path.read_text(encoding="utf-8").lower()
+        cited.update(re.findall(r"\b([\w.-]+/[\w.-]+#\d+)\b", text))
+        cited.update(f"{o}/{r}#{n}" for o, r, n in re.findall(r"github\.com/([\w.-]+)/([\w.-]+)/(?:issues|pull)/(\d+)", text))
+    assert sorted(threads & cited) == []

@@ -180,11 +180,12 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
     return out
 
 
-def coverage(wiki_dir: Path, wiki: Wiki) -> dict[str, Any] | None:
-    """The coverage sample (tests/coverage/sample.yml: real failure reports judged COVERED,
-    PARTIAL or NOT_COVERED by a reader): the shares, and search hit@3 on the covered ones,
-    measured now (the judged page among the top 3 for the report's error text)."""
-    path = wiki_dir.parent / "tests" / "coverage" / "sample.yml"
+def coverage(wiki_dir: Path, wiki: Wiki, name: str = "sample.yml") -> dict[str, Any] | None:
+    """A coverage sample (tests/coverage/sample.yml, or fresh.yml drawn later from new queries:
+    real failure reports judged COVERED, PARTIAL or NOT_COVERED by a reader): the shares, and
+    search hit@3 on the covered ones, measured now (the judged page among the top 3 for the
+    report's error text)."""
+    path = wiki_dir.parent / "tests" / "coverage" / name
     if not path.is_file():
         return None
     entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("entries") or []
@@ -232,6 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cov = coverage(wiki_dir, wiki)
     if cov is not None:
         report["coverage"] = cov
+    fresh = coverage(wiki_dir, wiki, "fresh.yml")
+    if fresh is not None:
+        report["coverage_fresh"] = fresh
     if args.triage != "none":
         sizes = [(int(float(a) * 1_000_000), int(b)) for a, b in (x.split(":") for x in args.triage.split(","))]
         report["triage"] = triage_eval(wiki_dir, build_payload(wiki), sizes)
@@ -252,12 +256,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 a = s["alone"]
                 line += f"   (same errors alone: hit@1={a['hit@1']:.3f} hit@3={a['hit@3']:.3f}; {s['seconds_per_log']} s/log)"
             print(line)
-        if cov is not None:
-            print(
-                f"{'coverage sample':24} n={cov['n']:4}  COVERED={cov['covered']} ({cov['covered_share']:.0%})  "
-                f"PARTIAL={cov['partial']}  NOT={cov['not_covered']}  at least partial={cov['at_least_partial_share']:.0%}  "
-                f"search hit@3 on covered={cov['hits_covered']}/{cov['covered']} ({cov['hit@3_covered']:.3f})"
-            )
+        for label, c in (("coverage sample", cov), ("fresh coverage sample", fresh)):
+            if c is not None:
+                print(
+                    f"{label:24} n={c['n']:4}  COVERED={c['covered']} ({c['covered_share']:.0%})  "
+                    f"PARTIAL={c['partial']}  NOT={c['not_covered']}  at least partial={c['at_least_partial_share']:.0%}  "
+                    f"search hit@3 on covered={c['hits_covered']}/{c['covered']} ({c['hit@3_covered']:.3f})"
+                )
         if args.misses:
             for group, items in report["misses"].items():
                 for m in items:
