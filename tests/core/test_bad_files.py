@@ -73,3 +73,23 @@ def test_json_must_be_an_object(tmp_path: Path) -> None:
 def test_duplicate_yaml_key(tmp_path: Path) -> None:
     found = diags(tmp_path, CONCEPT.replace("platforms: [gke]", "platforms: [gke]\ntitle: Again"))
     assert ("MLW002", f"wiki/{CON}", 8, "invalid YAML: duplicate key 'title'") in found
+
+
+def test_the_generated_index_may_pass_1_mb_but_not_50(tmp_path: Path) -> None:
+    """INDEX.md lists every page, so a 10,000-page wiki's is ~2.5 MB: read, not refused; a
+    runaway one is refused with the command that regenerates it."""
+    from mlwiki.core.source import MAX_INDEX_BYTES, read_source
+
+    files: dict[str, str | bytes] = dict(base_files())
+    files["INDEX.md"] = "# Index\n\n" + "- [[disk-basics]] a page about disks and how they fill up\n" * 40_000
+    wiki = write_wiki(tmp_path, files)
+    assert (wiki / "INDEX.md").stat().st_size > 2_000_000
+    assert [d for d in check(load(wiki)) if d.code == "MLW001"] == []
+    index = tmp_path / "INDEX.md"
+    index.write_bytes(b"x" * 50_000_001)
+    diag = read_source(index, "wiki/INDEX.md", MAX_INDEX_BYTES)
+    assert getattr(diag, "message", "") == "file is 50.0 MB, over the 50 MB limit for the generated index"
+    assert "--write-index" in getattr(diag, "hint", "")
+    other = tmp_path / "big.md"
+    other.write_bytes(b"x" * 2_500_000)
+    assert getattr(read_source(other, "wiki/concepts/big.md"), "message", "").endswith("over the 1 MB limit for a wiki page")

@@ -23,7 +23,7 @@ from mlwiki.core.model import DOC_FILES, Page, Ref, ResolvedLink, Wiki
 from mlwiki.core.positions import ParseError, PathKey, Positions, parse_json, parse_yaml
 from mlwiki.core.registry import PageType, page_type, page_types, type_names
 from mlwiki.core.schema import SchemaSet, schema_set
-from mlwiki.core.source import read_source
+from mlwiki.core.source import MAX_BYTES, MAX_INDEX_BYTES, read_source
 
 FRONTMATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$", re.M)
 
@@ -116,9 +116,11 @@ def _first_heading_title(body: str, fallback: str) -> str:
     return m.group(1) if m else fallback
 
 
-def parse_file(path: Path, rel: str, kind: str) -> tuple[dict[str, Any], Positions, str, int] | Diagnostic:
+def parse_file(
+    path: Path, rel: str, kind: str, limit: int = MAX_BYTES
+) -> tuple[dict[str, Any], Positions, str, int] | Diagnostic:
     """Read and parse one file: (data, positions, body, body line), or the diagnostic that stops it."""
-    src = read_source(path, rel)
+    src = read_source(path, rel, limit)
     if isinstance(src, Diagnostic):
         return src
     ptype = page_type(kind)
@@ -160,7 +162,8 @@ def load_file(path: Path, rel: str, kind: str, schemas: SchemaSet) -> tuple[Page
     why; only a page that passed its schema gets a typed record.
     """
     page_id = path.stem if kind != "doc" else DOC_FILES[path.name]
-    parsed = parse_file(path, rel, kind)
+    # INDEX.md is generated, one line per page: it may grow past the limit for a written page.
+    parsed = parse_file(path, rel, kind, MAX_INDEX_BYTES if page_id == "index" and kind == "doc" else MAX_BYTES)
     if isinstance(parsed, Diagnostic):
         return _broken(rel, kind, page_id, parsed), None
     meta, positions, body, body_line = parsed
