@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -417,14 +418,160 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+PASTED = "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 4242"
+PF_HARNESS = """<!doctype html><meta charset="utf-8"><title>Pagefind bench</title><body><script type="module">
+const pagefind = await import("/pagefind/pagefind.js");
+window.pfTop = async (q, k) => {
+  const r = await pagefind.search(q);
+  return Promise.all(r.results.slice(0, k).map(x => x.data().then(d => d.url)));
+};
+const q = new URLSearchParams(location.search).get("q");
+if (q) { const top = await window.pfTop(q, 1); document.body.dataset.first = top[0] || ""; }
+document.body.dataset.done = "1";
+</script></body>
+"""
+
+
+def _wire_bytes(site: Path, url: str, urls: Sequence[str]) -> int:
+    """What a server that gzips its responses sends for these files (a file stored compressed,
+    as Pagefind's fragments are, is sent as it is)."""
+    total = 0
+    for u in sorted(set(urls)):
+        rel = u[len(url) :].split("?")[0].split("#")[0].lstrip("/")
+        f = site / rel
+        if f.is_dir() or rel == "" or rel.endswith("/"):
+            f = f / "index.html"
+        if f.is_file():
+            raw = f.read_bytes()
+            total += min(len(raw), len(gzip.compress(raw, 6)))
+    return total
+
+
+def _is_search(rel: str, engine: str) -> bool:
+    if engine == "pagefind":
+        return rel.startswith("pagefind/")
+    return rel.startswith("search/") or "search" in rel.rsplit("/", 1)[-1] or "lunr" in rel
+
+
+def search_scale(sites: dict[str, Path], eval_queries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Ours beside Pagefind (pagefind-bin, a benchmark-only dependency) on the same built sites:
+    index size on disk, bytes transferred from navigation to the first result for a pasted error
+    (all of them, and the search engine's own), time to that result in Chromium (median of 5),
+    and, on the shipped wiki, hit@3 of each engine on the curated evaluation set."""
+    import functools
+    import http.server
+    import threading
+    import urllib.parse
+
+    from playwright.sync_api import sync_playwright
+
+    try:
+        import pagefind_bin  # type: ignore[import-not-found]
+    except ImportError:
+        print("search scale: pagefind-bin is not installed (pip install 'pagefind-bin>=1.5,<2'); Pagefind skipped",
+              file=sys.stderr)  # fmt: skip
+        pagefind_bin = None
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a: Any) -> None:
+            pass
+
+    out: dict[str, Any] = {}
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=args)
+        for name, site in sites.items():
+            row: dict[str, Any] = {}
+            index = site / "search" / "mlwiki-index.json"
+            row["ours_index_disk_kb"] = round(index.stat().st_size / 1024)
+            row["ours_index_gzip_kb"] = round(len(gzip.compress(index.read_bytes(), 6)) / 1024)
+            if pagefind_bin is not None:
+                t = time.perf_counter()
+                subprocess.run([str(pagefind_bin.get_executable()), "--site", str(site), "--output-subdir", "pagefind",
+                                "--silent"], check=True)  # fmt: skip
+                row["pagefind_index_s"] = round(time.perf_counter() - t, 2)
+                row["pagefind_index_disk_kb"] = round(sum(f.stat().st_size for f in (site / "pagefind").rglob("*") if f.is_file()) / 1024)
+                (site / "pf-bench").mkdir(exist_ok=True)
+                (site / "pf-bench" / "index.html").write_text(PF_HARNESS, encoding="utf-8")
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            url = f"http://127.0.0.1:{server.server_address[1]}"
+            engines = ["ours"] + (["pagefind"] if pagefind_bin is not None else [])
+            for engine in engines:
+                times, total, own, first = [], 0, 0, ""
+                for _ in range(5):
+                    ctx = b.new_context()
+                    page = ctx.new_page()
+                    loaded: list[str] = []
+                    page.on("requestfinished", lambda r, seen=loaded: seen.append(r.url))
+                    t = time.perf_counter()
+                    if engine == "ours":
+                        page.goto(url + "/")
+                        page.fill(".mlw-search input", PASTED)
+                        page.wait_for_selector(".mlw-search-hit")
+                        times.append(time.perf_counter() - t)
+                        first = page.locator(".mlw-search-hit a").first.get_attribute("href") or ""
+                    else:
+                        page.goto(url + "/pf-bench/?q=" + urllib.parse.quote(PASTED))
+                        page.wait_for_selector("body[data-done='1']", state="attached")
+                        times.append(time.perf_counter() - t)
+                        first = page.evaluate("document.body.dataset.first") or ""
+                    total = _wire_bytes(site, url, loaded)
+                    own = _wire_bytes(site, url, [u for u in loaded if _is_search(u[len(url):].lstrip("/"), engine)])
+                    ctx.close()
+                row[f"{engine}_first_result_s"] = round(statistics.median(times), 2)
+                row[f"{engine}_transfer_kb"] = round(total / 1024)
+                row[f"{engine}_search_transfer_kb"] = round(own / 1024)
+                row[f"{engine}_first_result"] = first.rstrip("/").rsplit("/", 1)[-1]
+            if name == "shipped" and pagefind_bin is not None and eval_queries:
+                ctx = b.new_context()
+                page = ctx.new_page()
+                page.goto(url + "/pf-bench/")
+                page.wait_for_selector("body[data-done='1']", state="attached")
+                hits = 0
+                for case in eval_queries:
+                    urls = page.evaluate("q => window.pfTop(q, 3)", case["query"])
+                    ids = [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
+                    hits += any(i in case["expect"] for i in ids)
+                row["pagefind_curated_hit3"] = round(hits / len(eval_queries), 3)
+                ctx.close()
+            server.shutdown()
+            out[name] = row
+            print(f"search scale {name}: {row}", file=sys.stderr)
+        b.close()
+    return out
+
+
+def search_scale_only(sizes: Sequence[int]) -> int:
+    import yaml
+
+    with tempfile.TemporaryDirectory(prefix="mlwiki-bench-") as tmp:
+        base = Path(tmp)
+        shipped = ROOT / "wiki"
+        sites = {}
+        for name, n in [("shipped", 0), *[(f"generated {n}", n) for n in sizes]]:
+            wiki = shipped if n == 0 else generate(base / f"gen{n}", n, shipped / "schema")
+            ours, _ = projects(base / name.replace(" ", "-"), wiki)
+            sites[name] = base / name.replace(" ", "-") / "site-ours"
+            secs, _ = run_build(ours / "mkdocs.yml", sites[name])
+            print(f"built {name} in {secs:.1f} s", file=sys.stderr)
+        curated = yaml.safe_load((ROOT / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+        print(json.dumps(search_scale(sites, curated), indent=2))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,5000")
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--triage-mb", default="100,1000", help="log sizes for the triage benchmark ('' skips it)")
     ap.add_argument("--out", default=str(ROOT / "docs_src" / "benchmarks.md"))
+    ap.add_argument("--search-scale-only", action="store_true",
+                    help="only build our sites and compare search with Pagefind (prints JSON; writes no page)")  # fmt: skip
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
+    if args.search_scale_only:
+        return search_scale_only(sizes)
     result: dict[str, Any] = {"machine": machine(), "lint": {}, "build": {}}
     from mlwiki.core import load
 
@@ -452,6 +599,13 @@ def main() -> int:
             shipped_site = base / "shipped-full"
             run_build(ROOT / "mkdocs.yml", shipped_site)
             result["browser"] = browser_figures(shipped_site, base)
+        if not args.no_browser and Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
+            import yaml
+
+            curated = yaml.safe_load((ROOT / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+            result["search_scale"] = search_scale(
+                {name: base / name.replace(" ", "-") / "site-ours" for name in wikis}, curated
+            )
         triage_sizes = [int(x) for x in args.triage_mb.split(",") if x]
         if triage_sizes:
             built = base / "shipped-full"
