@@ -47,6 +47,8 @@ EXACT_MIN_INPUT = 12  # tier 3: an input contained in a signature has at least t
 NEAR_MIN_TOKENS = 3  # tier 2: a signature of at least this many distinct tokens
 NEAR_COVER = 0.7  # tier 2: this share of them (and of its distinctive ones) in the input
 NAME_MIN_TOKENS = 3  # tier 1: a symptom title of at least this many tokens, all in the input
+ALIAS_MIN_TOKENS = 2  # tier 1: an alias of at least this many tokens, all in a short input (and half of it)
+SHORT_QUERY_TOKENS = 8  # an input of at most this many distinct tokens is short (typed, not pasted)
 ERRORISH = re.compile(
     r"error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|"
     r"refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable",
@@ -107,6 +109,8 @@ def ranking_spec() -> dict[str, Any]:
         "near_min_tokens": NEAR_MIN_TOKENS,
         "near_cover": NEAR_COVER,
         "name_min_tokens": NAME_MIN_TOKENS,
+        "alias_min_tokens": ALIAS_MIN_TOKENS,
+        "short_query_tokens": SHORT_QUERY_TOKENS,
         "errorish": ERRORISH.pattern,
         "type_order": [*type_names(), "doc"],
     }
@@ -232,6 +236,14 @@ def tiers(
                 t_tokens = _page_text(d["title"])[1]
                 if len(t_tokens) >= NAME_MIN_TOKENS and t_tokens <= q_tokens:
                     best = (1, float(len(t_tokens)), "")
+            if best[0] == 0 and len(q_tokens) <= SHORT_QUERY_TOKENS:
+                # A short typed query that is mostly a name people use for the page: it holds every
+                # word of an alias, and those words are at least half of its own ("avoid OOM on TPU"
+                # holds the alias "TPU OOM"; a half-typed error message is not an alias).
+                names = (_page_text(x)[1] for x in d.get("aliases", []))
+                held = [len(a) for a in names if len(a) >= ALIAS_MIN_TOKENS and a <= q_tokens and 2 * len(a) >= len(q_tokens)]
+                if held:
+                    best = (1, float(max(held)), "")
         if best[0]:
             out[d["ref"]] = best
     return out

@@ -13,7 +13,7 @@
    * ranking_spec): this file holds no copy of them. configure() runs in makeState. */
   var RAW, JOINERS, CAMEL, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
     REDUCED_KEEP, PREFIX_MIN, PREFIX_BOOST, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
-    NAME_MIN_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
+    NAME_MIN_TOKENS, ALIAS_MIN_TOKENS, SHORT_QUERY_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
 
   function configure(r) {
     RAW = new RegExp("[" + r.word + "]+(?:" + r.joiners + "[" + r.word + "]+)*", "g");
@@ -23,6 +23,7 @@
     MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min; PREFIX_BOOST = r.prefix_boost;
     COMMON_SHARE = r.common_share; EXACT_MIN_SIGNATURE = r.exact_min_signature; EXACT_MIN_INPUT = r.exact_min_input;
     NEAR_MIN_TOKENS = r.near_min_tokens; NEAR_COVER = r.near_cover; NAME_MIN_TOKENS = r.name_min_tokens;
+    ALIAS_MIN_TOKENS = r.alias_min_tokens; SHORT_QUERY_TOKENS = r.short_query_tokens;
     ERRORISH = new RegExp(r.errorish, "i");  /* Python compiles it re.I | re.ASCII: same folding */
     TYPE_ORDER = Object.create(null);
     r.type_order.forEach(function (t, i) { TYPE_ORDER[t] = i; });
@@ -102,7 +103,7 @@
   function tiers(docs, text, df) {
     var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = Object.create(null), commonAbove = COMMON_SHARE * docs.length;
     tokenize(cut).forEach(function (t) { qt[t] = 1; });
-    var out = Object.create(null);
+    var nq = Object.keys(qt).length, out = Object.create(null);
     docs.forEach(function (d) {
       var best = [0, 0, ""];
       (d.signatures || []).forEach(function (sig) {
@@ -130,6 +131,16 @@
           var tt = Object.create(null), tn = 0, all = true;
           tokenize(d.title).forEach(function (t) { if (!tt[t]) { tt[t] = 1; tn++; if (!qt[t]) all = false; } });
           if (tn >= NAME_MIN_TOKENS && all) best = [1, tn, ""];
+        }
+        if (best[0] === 0 && nq <= SHORT_QUERY_TOKENS) {
+          /* a short typed query that is mostly an alias: every word of it, half of the query's (rank.py) */
+          var most = 0;
+          (d.aliases || []).forEach(function (a) {
+            var at = Object.create(null), an = 0, all = true;
+            tokenize(a).forEach(function (t) { if (!at[t]) { at[t] = 1; an++; if (!qt[t]) all = false; } });
+            if (an >= ALIAS_MIN_TOKENS && all && 2 * an >= nq && an > most) most = an;
+          });
+          if (most) best = [1, most, ""];
         }
       }
       if (best[0]) out[d.ref] = best;
