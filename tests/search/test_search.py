@@ -286,3 +286,16 @@ def test_a_typed_word_counts_whole_and_its_completions_weigh_less() -> None:
     assert ranked[0] == "exact"
     partial = {r["ref"] for r in _query(index, ["limit", "memo"], True)}
     assert {"exact", "longer"} <= partial  # an unfinished word still finds its completions
+
+
+def test_a_short_query_that_is_mostly_an_alias_names_the_page() -> None:
+    """"avoid OOM on TPU" holds every word of the alias "TPU OOM" (2 of its 3 words): tier 1.
+    A half-typed message that merely contains an alias's two words is not an alias query."""
+    from mlwiki.core.search.rank import tiers
+
+    docs = [{"ref": "hbm", "type": "symptom", "title": "HBM out of memory at run time", "aliases": ["TPU OOM"]},
+            {"ref": "other", "type": "concept", "title": "Something else", "aliases": ["watchdog"]}]  # fmt: skip
+    assert tiers(docs, "Avoid OOM on TPU")["hbm"][:2] == (1, 2.0)
+    assert "hbm" not in tiers(docs, "TPU OOM while compiling the model for a slice")
+    assert tiers(docs, "watchdog")["other"][:2] == (1, 100.0)  # a one-word alias: only the exact-name rule
+    assert "other" not in tiers(docs, "watchdog timeout")
