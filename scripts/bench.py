@@ -488,12 +488,11 @@ def search_scale(sites: dict[str, Path], eval_queries: Sequence[dict[str, Any]])
     and, on the shipped wiki, hit@3 of each engine on the curated evaluation set."""
     import functools
     import http.server
+    import importlib
     import threading
     import urllib.parse
 
     from playwright.sync_api import sync_playwright
-
-    import importlib
 
     pagefind_bin: Any
     try:
