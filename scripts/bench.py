@@ -533,7 +533,7 @@ def search_scale(sites: dict[str, Path], eval_queries: Sequence[dict[str, Any]])
                     ctx = b.new_context()
                     page = ctx.new_page()
                     loaded: list[str] = []
-                    page.on("requestfinished", lambda r, seen=loaded: seen.append(r.url))
+                    page.on("requestfinished", functools.partial(_record_url, loaded))
                     t = time.perf_counter()
                     if engine == "ours":
                         page.goto(url + "/")
