@@ -48,3 +48,13 @@ def test_no_page_cites_a_sampled_thread(name: str) -> None:
         cited.update(re.findall(r"\b([\w.-]+/[\w.-]+#\d+)\b", text))
         cited.update(f"{o}/{r}#{n}" for o, r, n in re.findall(r"github\.com/([\w.-]+)/([\w.-]+)/(?:issues|pull)/(\d+)", text))
     assert sorted(threads & cited) == []
+
+
+@pytest.mark.parametrize("name", ["eval_set.yml", "typed_queries.yml"])
+def test_every_expected_page_of_an_evaluation_set_exists(name: str) -> None:
+    """A renamed or removed page must not silently turn into misses of search_eval.py."""
+    wiki = load(REPO / "wiki")
+    cases = yaml.safe_load((REPO / "tests" / "search" / name).read_text(encoding="utf-8"))
+    missing = sorted({(c["query"][:40], p) for c in cases for p in c["expect"] if p not in wiki.pages})
+    assert len(cases) >= 50
+    assert missing == []

@@ -223,26 +223,20 @@ def test_cli_verdict_says_when_nothing_fits() -> None:
     assert none.returncode == 1 and json.loads(none.stdout)["verdict"] == "none"
 
 
-def test_a_prefix_lunr_cannot_expand_falls_back_to_plain_terms() -> None:
-    """lunr's token set can expand a trailing prefix to a term missing from the inverted index
-    (KeyError inside Index.query); search then runs the same terms without the prefix."""
+def test_a_typed_prefix_completes_to_exactly_the_terms_that_start_with_it() -> None:
+    """Completions come from the sorted vocabulary (not lunr's token-set automaton, which can name
+    a term the index does not hold): every term with the prefix, nothing else, in order."""
     from lunr.index import Index
 
+    from mlwiki.core.search.rank import completions
+
     index = Index.load(PAYLOAD["index"])
-    real = index.query
-    calls = []
-
-    def faulty(q):  # type: ignore[no-untyped-def]
-        calls.append([c.wildcard for c in q.clauses])
-        if any(c.wildcard for c in q.clauses):
-            raise KeyError("cuda_r_18")
-        return real(q)
-
-    index.query = faulty  # type: ignore[method-assign]
+    vocab = sorted(index.inverted_index)
+    for prefix in ["tim", "block", "500", "nccl", "zzzz", "watchdo", "checkpoint-"]:
+        assert completions(index, prefix) == [t for t in vocab if t.startswith(prefix)], prefix
+    assert "timeout" in completions(index, "timeo")
     hits = search(index, PAYLOAD["docs"], "NCCL watchdog caught collective operation timeo", k=3)
-    assert len(calls) == 2 and any(calls[0]) and not any(calls[1])
     assert hits and hits[0].ref == "nccl-watchdog-timeout"
-
 
 def _tiny_index(docs: dict[str, str]) -> Any:
     from mlwiki.core.search.build import FIELDS, TermBuilder

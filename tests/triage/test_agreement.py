@@ -138,30 +138,33 @@ def test_the_corpus_exercises_every_kind_of_result(both: tuple[list[Any], list[A
     assert any(r.get("worker_count", 0) > 1 for c in py for r in c["result"]["results"])
 
 
-def test_javascript_search_falls_back_when_lunr_cannot_expand_a_prefix(shipped: Any) -> None:
-    """search-core.js, like rank.py, runs the terms without the prefix when lunr throws."""
+def test_javascript_and_python_complete_a_prefix_the_same(shipped: Any) -> None:
+    """search-core.js completions() and rank.py completions() give the same terms for the same
+    prefixes (every 3-character prefix of the vocabulary and some longer ones)."""
+    from lunr.index import Index
+
+    from mlwiki.core.search.rank import completions
+
     if NODE is None:
         pytest.fail("node is not installed")
+    payload_path = shipped.site / "search" / "mlwiki-index.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    index = Index.load(payload["index"])
+    vocab = sorted(index.inverted_index)
+    prefixes = sorted({t[:3] for t in vocab if len(t) >= 3}) + ["block", "500", "checkpoint-", "timeo", "zzzz"]
     assets = shipped.site / "assets"
     script = f"""
 globalThis.lunr = require({json.dumps(str(assets / "lunr.js"))});
 const core = require({json.dumps(str(assets / "mlwiki-search-core.js"))});
-const payload = require({json.dumps(str(shipped.site / "search" / "mlwiki-index.json"))});
-const state = core.makeState(payload), real = state.index.query.bind(state.index);
-let calls = 0;
-state.index.query = fn => {{
-  calls++;
-  const q = new lunr.Query(state.index.fields); fn(q);
-  if (q.clauses.some(c => c.wildcard !== lunr.Query.wildcard.NONE)) throw new TypeError("posting undefined");
-  return real(fn);
-}};
-const hits = core.search(state, "NCCL watchdog caught collective operation timeo", 3);
-console.log(JSON.stringify({{calls, top: hits.length ? hits[0].ref : null}}));
+const payload = require({json.dumps(str(payload_path))});
+const state = core.makeState(payload);
+console.log(JSON.stringify({json.dumps(prefixes)}.map(p => core.completions(state.index, p))));
 """
-    proc = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"calls": 2, "top": "nccl-watchdog-timeout"}
-
+    js = json.loads(proc.stdout)
+    assert len(prefixes) > 500
+    assert js == [completions(index, p) for p in prefixes]
 
 def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
     """search-core.js in Node and rank.py on 2,000+ queries give the same top 10 with the same

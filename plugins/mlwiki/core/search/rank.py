@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -249,6 +250,26 @@ def tiers(
     return out
 
 
+_VOCAB: dict[int, list[str]] = {}
+
+
+def completions(index: Index, prefix: str) -> list[str]:
+    """The index's terms that start with ``prefix`` (itself included), in sorted order: found by
+    bisection in the sorted vocabulary, not by lunr's token-set automaton, whose expansion can name
+    a term the index does not hold and differs between lunr.py and lunr.js."""
+    key = id(index)
+    vocab = _VOCAB.get(key)
+    if vocab is None:
+        vocab = _VOCAB[key] = sorted(index.inverted_index)
+        weakref.finalize(index, _VOCAB.pop, key, None)
+    out = []
+    for i in range(bisect.bisect_left(vocab, prefix), len(vocab)):
+        if not vocab[i].startswith(prefix):
+            break
+        out.append(vocab[i])
+    return out
+
+
 def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
     """lunr's scores, times the share of the query's terms each document holds (coordination,
     as in Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many
@@ -258,7 +279,8 @@ def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dic
         boost = 2 if is_compound(t) else 1
         q.term(t, boost=boost, wildcard=Query.WILDCARD_NONE, use_pipeline=False)
         if last_is_prefix and i == len(terms) - 1:
-            q.term(t, boost=boost * PREFIX_BOOST, wildcard=Query.WILDCARD_TRAILING, use_pipeline=False)
+            for c in completions(index, t):
+                q.term(c, boost=boost * PREFIX_BOOST, wildcard=Query.WILDCARD_NONE, use_pipeline=False)
     results = list(index.query(q))
     for r in results:
         held = r["match_data"].metadata
@@ -278,12 +300,7 @@ def search(
     terms, last_is_prefix = query_terms(index, text)
     scores: dict[str, float] = {}
     if terms:
-        try:
-            results = _query(index, terms, last_is_prefix)
-        except KeyError:
-            # lunr's token set can expand a prefix to a term it does not hold (a known fault of
-            # its minimised automaton): search the terms as they are, as the JavaScript side does.
-            results = _query(index, terms, False)
+        results = _query(index, terms, last_is_prefix)
         for r in results:
             scores[r["ref"]] = round6(float(r["score"]))
     tier = tiers(docs, text, _df_cache(index))

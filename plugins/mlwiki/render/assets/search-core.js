@@ -150,6 +150,16 @@
 
   function round6(x) { return Math.round(x * 1e6) / 1e6; }
 
+  /* The index's terms starting with prefix, sorted (rank.py completions): bisection in the sorted
+   * vocabulary, not lunr's token-set automaton. */
+  function completions(index, prefix) {
+    if (!index.mlwikiVocab) index.mlwikiVocab = Object.keys(index.invertedIndex).sort();
+    var v = index.mlwikiVocab, lo = 0, hi = v.length, out = [];
+    while (lo < hi) { var mid = (lo + hi) >>> 1; if (v[mid] < prefix) lo = mid + 1; else hi = mid; }
+    for (var i = lo; i < v.length && v[i].lastIndexOf(prefix, 0) === 0; i++) out.push(v[i]);
+    return out;
+  }
+
   /* lunr's scores times the share of the query's terms a document holds (see rank.py _query). */
   function query(index, terms, lastIsPrefix) {
     var last = terms[terms.length - 1];
@@ -158,7 +168,9 @@
         var boost = JOINERS.test(t) ? 2 : 1;
         q.term(t, { boost: boost, usePipeline: false, wildcard: lunr.Query.wildcard.NONE });
         if (lastIsPrefix && i === terms.length - 1) {
-          q.term(t, { boost: boost * PREFIX_BOOST, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
+          completions(index, t).forEach(function (c) {
+            q.term(c, { boost: boost * PREFIX_BOOST, usePipeline: false, wildcard: lunr.Query.wildcard.NONE });
+          });
         }
       });
     });
@@ -177,8 +189,7 @@
     var qt = queryTerms(state.index, text), terms = qt[0], lastIsPrefix = qt[1], scores = Object.create(null);
     if (terms.length) {
       var results;
-      try { results = query(state.index, terms, lastIsPrefix); }
-      catch (e) { results = query(state.index, terms, false); } /* see rank.py: a prefix lunr cannot expand */
+      results = query(state.index, terms, lastIsPrefix);
       results.forEach(function (r) { scores[r.ref] = round6(r.score); });
     }
     if (!state.df) {
@@ -213,5 +224,5 @@
     return { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
   }
 
-  return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState };
+  return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState, completions: completions };
 });
