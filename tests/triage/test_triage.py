@@ -237,14 +237,13 @@ def test_a_truncated_line_keeps_its_error_code(tmp_path: Path) -> None:
 def test_each_candidate_line_gives_its_best_guess_before_any_gives_a_second() -> None:
     """Two unmatched error lines of one message: the top guesses include the best page of each
     line, not only the three pages of the line with the higher scores."""
-    from lunr.index import Index
-
     from mlwiki.cli.query import load_payload
+    from mlwiki.core.search.rank import load_index
     from mlwiki.core.triage import guesses
 
     payload = load_payload(REPO / "wiki")
     tri = Triage(payload["docs"])
-    index = Index.load(payload["index"])
+    index = load_index(payload["index"])
     a = "Additional GRPC error information from remote target unknown_target_for_coordination_leader while calling /tensorflow.CoordinationService/Barrier:"
     b = 'grpc_message":"Barrier timed out. Barrier_id: sync_devices. Timed out task names: /job:jax_worker/replica:0/task:1'
     data = ("\n".join([f"step {i} loss 1.0" for i in range(50)] + [a, b] + [f"step {i} loss 1.0" for i in range(50)]) + "\n").encode()

@@ -129,8 +129,7 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
     (tests/triage/noise.py), beside the same errors searched alone."""
     import random
 
-    from lunr.index import Index
-
+    from mlwiki.core.search.rank import load_index
     from mlwiki.core.triage import Triage
 
     tests = wiki_dir.parent / "tests"
@@ -138,7 +137,7 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
     from noise import noise_lines  # type: ignore[import-not-found]
 
     tri = Triage(payload["docs"])
-    index = Index.load(payload["index"])
+    index = load_index(payload["index"])
     out: dict[str, Any] = {}
     real_path = tests / "triage" / "real_logs.yml"
     if real_path.is_file():

@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lunr.index import Index
-
 from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core.registry import type_names
 from mlwiki.core.search import build_payload, payload_json, search
 from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
+from mlwiki.core.search.rank import load_index
 
 VERDICTS = {3: "signature", 2: "near signature", 1: "name", 0: "text only"}
 
@@ -102,7 +101,7 @@ def triage_main(args: Any, payload: dict[str, Any], paths: list[str], stdin_text
     started = time.perf_counter()
     tri = Triage(payload["docs"])
     report = tri.run(sources, progress=_progress(), problems=problems)
-    out = results(report, tri, lambda: Index.load(payload["index"]), k=args.k)
+    out = results(report, tri, lambda: load_index(payload["index"]), k=args.k)
     elapsed = time.perf_counter() - started
     for r in out["results"]:
         r["url"] = args.base_url + r["url"]
@@ -183,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.log or text.count("\n") > TRIAGE_LINES:
         return triage_main(args, payload, list(args.log or []), stdin_head if not args.log else None)
     started = time.perf_counter()
-    index = Index.load(payload["index"])
+    index = load_index(payload["index"])
     hits = search(index, payload["docs"], text, k=args.k, kind=args.type)
     elapsed = time.perf_counter() - started
     if args.json:

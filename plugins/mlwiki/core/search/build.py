@@ -7,7 +7,7 @@ tokenizer already did all text processing, identically in Python and JavaScript.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +15,10 @@ from lunr.builder import Builder
 from lunr.field_ref import FieldRef
 from lunr.idf import idf as lunr_idf
 from lunr.index import Index
-from lunr.token_set import TokenSet
 from lunr.vector import Vector
 
 from mlwiki.core.model import Page, Wiki
+from mlwiki.core.search.rank import ExactTerms
 from mlwiki.core.search.tokenize import STOPWORDS, tokenize
 from mlwiki.core.urls import page_url
 
@@ -125,31 +125,34 @@ class TermBuilder(Builder):  # type: ignore[misc]
             vectors[field_ref] = Vector([x for pair in pairs for x in pair])
         self.field_vectors = vectors
 
-    def build_index(self, with_token_set: bool) -> Any:
+    def build_index(self) -> Any:
         self._calculate_average_field_lengths()
         self._create_field_vectors()
-        token_set = TokenSet.from_list(sorted(self.inverted_index)) if with_token_set else TokenSet()
         return Index(
             inverted_index=self.inverted_index,
             field_vectors=self.field_vectors,
-            token_set=token_set,
+            token_set=ExactTerms(self.inverted_index),
             fields=list(self._fields.keys()),
             pipeline=self.search_pipeline,
         )
 
 
-def build_index(wiki: Wiki, exclude: Exclusions | None = None, for_query: bool = True) -> Any:
+def index_terms(documents: Iterable[tuple[str, Mapping[str, list[str]]]]) -> Any:
+    """A lunr index over ``(ref, {field: terms})`` pairs, with our fields and an empty pipeline."""
     builder = TermBuilder()
     builder.pipeline.reset()
     builder.search_pipeline.reset()
     builder.ref("ref")
     for name, boost in FIELDS:
         builder.field(name, boost)
-    for page in wiki.pages.values():
-        if page.id == "index":
-            continue  # the generated list of every page: it would match everything
-        builder.add_terms(page.id, _fields(wiki, page, exclude))
-    return builder.build_index(with_token_set=for_query)
+    for ref, fields in documents:
+        builder.add_terms(ref, fields)
+    return builder.build_index()
+
+
+def build_index(wiki: Wiki, exclude: Exclusions | None = None) -> Any:
+    # INDEX.md, the generated list of every page, is left out: it would match everything.
+    return index_terms((p.id, _fields(wiki, p, exclude)) for p in wiki.pages.values() if p.id != "index")
 
 
 def ranking_spec() -> dict[str, Any]:
@@ -166,7 +169,7 @@ def triage_spec() -> dict[str, Any]:
 
 
 def build_payload(wiki: Wiki, exclude: Exclusions | None = None) -> dict[str, Any]:
-    index = build_index(wiki, exclude, for_query=False)
+    index = build_index(wiki, exclude)
     docs = [document(wiki, p, exclude) for p in wiki.pages.values() if p.id != "index"]
     return {
         "version": PAYLOAD_VERSION,

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from lunr.index import Index
+from lunr.pipeline import Pipeline
 from lunr.query import Query
+from lunr.vector import Vector
 
 from mlwiki.core.registry import type_order
 from mlwiki.core.search.tokenize import is_compound, tokenize
@@ -250,6 +252,45 @@ def tiers(
     return out
 
 
+class ExactTerms:
+    """The index's "token set" for lunr's query: a query term expands to itself if the index holds
+    it, and to nothing otherwise (every clause we send is exact: no wildcard, no edit distance).
+
+    lunr's own token set (a minimised automaton, in lunr.py and lunr.js alike) names each node by
+    ``final + label + child id`` while minimising, and that name is ambiguous when labels are
+    digits ("0" + "1" + id 23 reads as "0" + "12" + id 3): two different nodes merge and terms such
+    as ``.../nllloss2d.cu:103`` drop out of the set while staying in the index. Which terms drop
+    depends on how many automaton nodes the process made before, so lunr.py and lunr.js (and two
+    runs of one) disagreed (reported as olivernn/lunr.js issue 503). Exact lookup has no
+    automaton and no such fault."""
+
+    def __init__(self, inverted_index: Mapping[str, Any]) -> None:
+        self._terms = inverted_index
+
+    def intersect(self, clause_set: Any) -> Any:
+        terms = self._terms
+
+        class _Found:
+            @staticmethod
+            def to_list() -> list[str]:
+                return [t for t in clause_set.to_list() if t in terms]
+
+        return _Found()
+
+
+def load_index(serialized: Mapping[str, Any]) -> Index:
+    """A lunr index from its serialised form, with :class:`ExactTerms` in place of lunr's token
+    set (which lunr.py's ``Index.load`` would also spend most of its time building)."""
+    inverted = {term: posting for term, posting in serialized["invertedIndex"]}
+    return Index(
+        fields=serialized["fields"],
+        field_vectors={ref: Vector(elements) for ref, elements in serialized["fieldVectors"]},
+        inverted_index=inverted,
+        token_set=ExactTerms(inverted),
+        pipeline=Pipeline.load(serialized["pipeline"]),
+    )
+
+
 _VOCAB: dict[int, list[str]] = {}
 
 
@@ -274,6 +315,8 @@ def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dic
     """lunr's scores, times the share of the query's terms each document holds (coordination,
     as in Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many
     times). The last term of typed input counts whole, and its completions at ``PREFIX_BOOST``."""
+    if not isinstance(index.token_set, ExactTerms):
+        index.token_set = ExactTerms(index.inverted_index)  # see ExactTerms: lunr's set loses terms
     q = index.create_query()
     for i, t in enumerate(terms):
         boost = 2 if is_compound(t) else 1

@@ -213,6 +213,35 @@
     return hits.slice(0, k || 10);
   }
 
+  /* The index's "token set" for lunr's query: a query term expands to itself if the index holds
+   * it, and to nothing otherwise (every clause we send is exact). lunr's own token set, a
+   * minimised automaton, names nodes by final + label + child id while minimising; with digit
+   * labels that name is ambiguous ("0" + "1" + id 23 reads as "0" + "12" + id 3), two nodes merge
+   * and terms such as ".../nllloss2d.cu:103" drop out of the set while staying in the index. The
+   * same rule in rank.py (ExactTerms); reported as olivernn/lunr.js issue 503. */
+  function exactTerms(inverted) {
+    return {
+      intersect: function (clauseSet) {
+        return {
+          toArray: function () {
+            return clauseSet.toArray().filter(function (t) { return Object.prototype.hasOwnProperty.call(inverted, t); });
+          }
+        };
+      }
+    };
+  }
+
+  /* lunr.Index.load without building lunr's token set (see exactTerms). */
+  function loadIndex(serialized) {
+    var fieldVectors = Object.create(null), inverted = Object.create(null);
+    serialized.fieldVectors.forEach(function (t) { fieldVectors[t[0]] = new lunr.Vector(t[1]); });
+    serialized.invertedIndex.forEach(function (t) { inverted[t[0]] = t[1]; });
+    return new lunr.Index({
+      fields: serialized.fields, fieldVectors: fieldVectors, invertedIndex: inverted,
+      tokenSet: exactTerms(inverted), pipeline: lunr.Pipeline.load(serialized.pipeline)
+    });
+  }
+
   /* A search state from the payload (search/mlwiki-index.json): the lunr index, the documents
    * and the stop words. */
   function makeState(payload) {
@@ -221,7 +250,7 @@
     (payload.stopwords || []).forEach(function (w) { STOP[w] = 1; });
     var byRef = Object.create(null);
     payload.docs.forEach(function (d) { byRef[d.ref] = d; });
-    return { index: lunr.Index.load(payload.index), docs: payload.docs, byRef: byRef };
+    return { index: loadIndex(payload.index), docs: payload.docs, byRef: byRef };
   }
 
   return { tokenize: tokenize, normalise: normalise, search: search, makeState: makeState, completions: completions };
