@@ -73,6 +73,16 @@ def build_corpus(root: Path) -> list[tuple[str, list[tuple[str, Path]]]]:
     add("long-line", (("x=1 " * 25_000) + err + (" y=2" * 25_000) + "\n").encode())
     add("non-ascii", ("café ünïcode 中文 😀 line\n" + "😀" * 10 + " " + err + "\nERROR: ошибка 😀😀\n").encode())
     add("crlf-only", (err + "\r\n").encode() * 3)
+    # Traceback frames: the line after a frame is searched with it; not across files; "profile \"".
+    frames = "".join(f'  File "/src/pkg/mod{i}.py", line {i}, in call_{i}\n    helper_{i}(deadline)\n' for i in range(30))
+    rdzv = ('  File "/usr/lib/python3/dist-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", '
+            "line 1024, in next_rendezvous\n    self._op_executor.run(join_op, deadline)\n")
+    add("frames", ("\n".join(_noise(rng, 30_000)) + "\nTraceback (most recent call last):\n" + frames + rdzv
+                   + 'profile "x", line 1, in f\n    raise TimeoutError()\n').encode())
+    tail, head = root / "frames-a.log", root / "frames-b.log"
+    tail.write_bytes(("\n".join(_noise(rng, 5_000)) + "\n" + rdzv.splitlines()[0] + "\n").encode())
+    head.write_bytes((rdzv.splitlines()[1] + "\n" + "\n".join(_noise(rng, 5_000)) + "\n").encode())
+    cases.append(("frames-two-files", [(tail.name, tail), (head.name, head)]))
     # Words that are also JavaScript object-prototype names, in a signature and around it.
     add("prototype-words", b"constructor __proto__ toString hasOwnProperty valueOf error: x\n"
         b"W tensorflow/core/framework/op_kernel.cc:1] Not found: Unsuccessful TensorSliceReader constructor: "

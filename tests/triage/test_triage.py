@@ -255,3 +255,67 @@ def test_each_candidate_line_gives_its_best_guess_before_any_gives_a_second() ->
     firsts = {refs[0] for refs in by_line.values()}
     top = [hit.ref for hit, _ in out[: len(by_line)]]
     assert firsts <= set(top)
+
+
+FRAME_DOCS: list[dict[str, Any]] = [
+    {"ref": "rdzv", "type": "symptom", "title": "Rendezvous failed", "url": "s/r/", "signatures": ["RendezvousClosedError"]},
+    {"ref": "other", "type": "symptom", "title": "Other", "url": "s/o/", "signatures": ["Something unrelated failed here"]},
+]
+
+
+def test_a_traceback_frame_gives_its_next_candidate_line_context(tmp_path: Path) -> None:
+    """A frame line ("File ..., line N, in f") is never a candidate itself, so a 30-frame traceback
+    does not crowd out its exception line; the candidate line right after a frame is searched with
+    that frame (its file and function), and a candidate after anything else is searched alone."""
+    frames = "".join(f'  File "/src/pkg/mod{i}.py", line {i}, in call_{i}\n    helper_{i}()\n' for i in range(30))
+    log = (
+        "step 1\nTraceback (most recent call last):\n" + frames
+        + '  File "/usr/lib/python3/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", line 1024, in next_rendezvous\n'
+        + "    raise RendezvousTimeoutError()\n"
+        + "ValueError: bad value\n"
+        + '  profile "x", line 3, in f\n    raise OtherError()\nstep 2\n'
+    ).encode()  # fmt: skip
+    _, report = run(tmp_path, {"w.log": log}, FRAME_DOCS)
+    by_line = {u.line: u for u in report.candidates}
+    assert not any(line.startswith("File ") for line in by_line)  # frames are not candidates
+    assert "ValueError: bad value" in by_line and by_line["ValueError: bad value"].context == ""
+    code = by_line["raise RendezvousTimeoutError()"]
+    assert code.context.startswith('File "/usr/lib/python3/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py"')
+    assert code.query == code.context + "\n" + code.line
+    assert by_line["raise OtherError()"].context == ""  # "file \"" inside a word starts no frame
+
+
+def test_a_frame_at_the_end_of_one_file_is_not_context_for_the_next(tmp_path: Path) -> None:
+    files = {
+        "a.log": b'step\n  File "/src/a.py", line 3, in f\n',
+        "b.log": b"    raise RendezvousTimeoutError()\n",
+        "c.log": b'  File "/src/a.py", line 3, in f\n\n    raise RendezvousTimeoutError(again)\n',
+    }
+    _, report = run(tmp_path, files, FRAME_DOCS)
+    assert {u.line: u.context for u in report.candidates} == {
+        "raise RendezvousTimeoutError()": "",
+        "raise RendezvousTimeoutError(again)": "",
+    }
+
+
+def test_frames_route_a_traceback_cut_before_its_exception_line() -> None:
+    """Two frames of torch's elastic rendezvous buried in training noise, with no exception line
+    after them (the log was cut): the guesses name the rendezvous page, as the same two lines
+    pasted alone into search do."""
+    from mlwiki.cli.query import load_payload
+    from mlwiki.core.search import search
+    from mlwiki.core.search.rank import load_index
+    from mlwiki.core.triage import guesses
+
+    payload = load_payload(REPO / "wiki")
+    tri = Triage(payload["docs"])
+    index = load_index(payload["index"])
+    err = (
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", '
+        "line 1121, in next_rendezvous\n    self._op_executor.run(join_op, deadline)"
+    )
+    alone = [h.ref for h in search(index, payload["docs"], err, k=3)]
+    assert "torchrun-rendezvous-failed" in alone
+    data = ("\n".join(bury(err, 200_000, 0.6, seed=3)) + "\n").encode()
+    report = tri.run([("w.log", lambda: __import__("io").BytesIO(data))], workers=1)
+    assert "torchrun-rendezvous-failed" in [hit.ref for hit, _ in guesses(report, tri, index)[:3]]

@@ -62,6 +62,9 @@ ERROR_WORDS: tuple[str, ...] = tuple(SPEC["error_words"])
 _ERROR_SET = frozenset(w.encode("ascii") for w in ERROR_WORDS)
 TIMESTAMPS = tuple(re.compile(p, re.ASCII) for p in SPEC["timestamps"])
 WORKER = re.compile(SPEC["worker"], re.ASCII)
+FRAME = re.compile(SPEC["frame"], re.ASCII)
+FRAME_PREFIX: str = SPEC["frame_prefix"]
+CANDIDATE, FRAME_LINE = 1, 2  # flags of a found line
 
 
 _VARIABLE = re.compile(r"[0-9/]").search  # a token that differs between runs: a digit, or a path
@@ -212,6 +215,12 @@ class Unmatched:
     count: int
     first: dict[str, Any]
     first_key: tuple[Any, ...]
+    context: str = ""  # the traceback frame line just before the first occurrence, if any
+
+    @property
+    def query(self) -> str:
+        """What the guess searches: the line, after the frame that names its file and function."""
+        return f"{self.context}\n{self.line}" if self.context else self.line
 
 
 @dataclass
@@ -262,7 +271,7 @@ def _worker(line: str, source: str, many_files: bool) -> str:
 
 # A scanned line: (line number within its block, 0-based; text; indexes of the shapes it
 # matched; whether it is a candidate for a guess)
-Found = tuple[int, str, tuple[int, ...], bool]
+Found = tuple[int, str, tuple[int, ...], int]  # line, text, shapes, CANDIDATE | FRAME_LINE
 _WORKER_TRIAGE: Triage | None = None
 
 
@@ -287,16 +296,16 @@ class Triage:
         for i, s in enumerate(self.shapes):
             for a in s.anchors:
                 self.by_anchor.setdefault(a, []).append(i)
-        words = sorted(set(self.by_anchor) | set(ERROR_WORDS))
+        words = sorted(set(self.by_anchor) | set(ERROR_WORDS) | {FRAME_PREFIX})
         # Matched on the ASCII-lower-cased bytes of a block: bytes.lower() folds ASCII only, as
         # the JavaScript side's case-insensitive match does, and offsets stay those of the input.
         self.prefilter = re.compile(_trie_pattern(words).encode("ascii"))
         self.echo_of = {d["ref"]: tuple(d.get("echo_of") or ()) for d in docs}
 
     def scan_block(self, block: bytes) -> tuple[int, list[Found]]:
-        """(newlines in the block, every line that a shape matches or that is a candidate for a
-        guess). Whole lines, or a window around the hit in a very long one. Pure: runs in a
-        worker process as well."""
+        """(newlines in the block, every line that a shape matches, that is a candidate for a
+        guess or that is a traceback frame). Whole lines, or a window around the hit in a very
+        long one. Pure: runs in a worker process as well."""
         low = block.lower()
         found: list[Found] = []
         last_end = -1
@@ -311,7 +320,10 @@ class Triage:
                 break
             a, b = m.span()
             pos = b
-            inside = (a and low[a - 1] in _WORDBYTES) or (b < size and low[b] in _WORDBYTES)
+            # Inside a longer word: a word byte on both sides of an edge of the hit.
+            inside = (a and low[a - 1] in _WORDBYTES and low[a] in _WORDBYTES) or (
+                b < size and low[b] in _WORDBYTES and low[b - 1] in _WORDBYTES
+            )
             if inside and m.group(0) not in _ERROR_SET:
                 continue  # a signature word inside a longer word ("check" in "checkpoint")
             start = low.rfind(b"\n", 0, a) + 1
@@ -335,8 +347,9 @@ class Triage:
             # and look like errors or hold a signature's uncommon word.
             strong = any(not self.shapes[i].weak for i in hits)
             candidate = not strong and (bool(present) or bool(ERRORISH.search(clean)))
-            if hits or candidate:
-                found.append((line, clean, tuple(sorted(hits)), candidate))
+            flags = (CANDIDATE if candidate else 0) | (FRAME_LINE if FRAME.match(clean) else 0)
+            if hits or flags:
+                found.append((line, clean, tuple(sorted(hits)), flags))
         return block.count(b"\n"), found
 
     def run(
@@ -351,6 +364,7 @@ class Triage:
         the CPU count); results come back in order, so line numbers and "first" are exact."""
         report = Report({}, [], 0, 0, [], list(problems))
         unmatched: dict[str, Unmatched] = {}
+        frame: list[Any] = [None, 0, ""]  # the last traceback frame line seen: file, line, text
         many = len(sources) > 1
         seq = 0
         pool: Any = None
@@ -375,9 +389,9 @@ class Triage:
                     scanned = _bounded(pool, feed, 2 * nproc) if pool is not None else map(self.scan_block, feed)
                     base = 1
                     for nl, found in scanned:
-                        for rel, clean, hits, candidate in found:
+                        for rel, clean, hits, flags in found:
                             seq += 1
-                            self._take(report, unmatched, name, base + rel, clean, hits, candidate, seq, many)
+                            self._take(report, unmatched, frame, name, base + rel, clean, hits, flags, seq, many)
                         base += nl
                         report.lines_read += nl
         finally:
@@ -389,21 +403,24 @@ class Triage:
         return report
 
     def _take(
-        self, report: Report, unmatched: dict[str, Unmatched], name: str, lineno: int, clean: str,
-        hits: tuple[int, ...], candidate: bool, seq: int, many: bool,
+        self, report: Report, unmatched: dict[str, Unmatched], frame: list[Any], name: str, lineno: int,
+        clean: str, hits: tuple[int, ...], flags: int, seq: int, many: bool,
     ) -> None:  # fmt: skip
         ts = _timestamp(clean)
         key = (0 if ts is None else 1, ts or (), seq)
         for i in hits:
             self._record(report, self.shapes[i], name, lineno, clean, key, ts, many)
-        if candidate:
+        if flags & CANDIDATE:
             norm = " ".join("#" if t == VAR else t for t in shape_tokens(clean))[:300]
             u = unmatched.get(norm)
             if u is None:
                 if len(unmatched) < MAX_CANDIDATES:
-                    unmatched[norm] = Unmatched(clean[:EVIDENCE_CHARS], 1, _where(name, lineno, ts), key)
+                    context = frame[2] if frame[0] == name and frame[1] == lineno - 1 else ""
+                    unmatched[norm] = Unmatched(clean[:EVIDENCE_CHARS], 1, _where(name, lineno, ts), key, context)
             else:
                 u.count += 1
+        if flags & FRAME_LINE:
+            frame[:] = [name, lineno, clean[:EVIDENCE_CHARS]]
 
     def _record(
         self, report: Report, shape: Shape, name: str, lineno: int, line: str, key: tuple[Any, ...],
@@ -654,7 +671,7 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
         if len(run) > 1:
             lines.append(
                 Unmatched(
-                    "\n".join(x.line for x in run),
+                    "\n".join(x.query for x in run),
                     min(x.count for x in run),
                     run[0].first,
                     min(x.first_key for x in run),
@@ -666,7 +683,7 @@ def guesses(report: Report, tri: Triage, index: Any) -> list[tuple[Any, Unmatche
     pairs = []
     best: dict[int, float] = {}  # per line: the score of its best hit (how much the line says)
     for n, u in enumerate(lines):
-        for place, hit in enumerate(h for h in search(loaded, tri.doc_list, u.line, k=3) if h.type != "doc"):
+        for place, hit in enumerate(h for h in search(loaded, tri.doc_list, u.query, k=3) if h.type != "doc"):
             pairs.append((hit, u, n, place))
             best[n] = max(best.get(n, 0.0), hit.score)
     pairs.sort(

@@ -13,6 +13,7 @@
 
   var SURROGATE = /[\uD800-\uDFFF]/;
   var WORD_CHAR = /[A-Za-z0-9_]/;
+  var CANDIDATE = 1, FRAME_LINE = 2;  /* flags of a found line (triage.py) */
   var EDGE_JUNK = /^[\x00 \t]+|[\x00 \t]+$/g;
   var ASCII_SPACE = /[ \t\n\r\f\v]+/;
   var UPPER = /[A-Z]+/g;
@@ -106,6 +107,8 @@
     var words = Object.create(null);
     Object.keys(this.byAnchor).forEach(function (w) { words[w] = 1; });
     spec.error_words.forEach(function (w) { words[w] = 1; });
+    words[spec.frame_prefix] = 1;
+    this.FRAME = pyRegex(spec.frame);
     // ASCII-case-insensitive (no "u" flag: a non-ASCII letter never folds to an ASCII one),
     // as Python matches on bytes.lower().
     this.prefilter = new RegExp(triePattern(Object.keys(words).sort()), "gi");
@@ -173,7 +176,8 @@
   };
 
   /* [newlines in the chunk, found lines]: every line a shape matches or that is a candidate for
-   * a guess, as [line index in the chunk, text, shape indexes, candidate]. */
+   * a guess or that is a traceback frame, as [line index in the chunk, text, shape indexes,
+   * CANDIDATE | FRAME_LINE flags]. */
   Triage.prototype.scanChunk = function (text) {
     var spec = this.spec, found = [], lastEnd = -1, line = 0, countedTo = 0, m;
     var pre = this.prefilter;
@@ -181,7 +185,9 @@
     while ((m = pre.exec(text)) !== null) {
       var a = m.index, b = a + m[0].length;
       if (b === a) { pre.lastIndex++; continue; }
-      if (((a && WORD_CHAR.test(text[a - 1])) || (b < text.length && WORD_CHAR.test(text[b]))) && !this.ERROR_SET[m[0].toLowerCase()]) continue;
+      /* Inside a longer word: a word character on both sides of an edge of the hit. */
+      if (((a && WORD_CHAR.test(text[a - 1]) && WORD_CHAR.test(text[a])) ||
+           (b < text.length && WORD_CHAR.test(text[b]) && WORD_CHAR.test(text[b - 1]))) && !this.ERROR_SET[m[0].toLowerCase()]) continue;
       var start = text.lastIndexOf("\n", a - 1) + 1;
       if (a === 0) start = 0;
       if (start < lastEnd) continue;
@@ -203,7 +209,8 @@
       var hitList = Object.keys(hits).map(Number).sort(function (x, y) { return x - y; });
       hitList.forEach(function (si) { if (!self.shapes[si].weak) strong = true; });
       var candidate = !strong && (anyPresent || this.ERRORISH.test(clean));
-      if (hitList.length || candidate) found.push([line, clean, hitList, candidate]);
+      var flags = (candidate ? CANDIDATE : 0) | (this.FRAME.test(clean) ? FRAME_LINE : 0);
+      if (hitList.length || flags) found.push([line, clean, hitList, flags]);
     }
     var nl = 0;
     for (var j = 0; j < text.length; j++) if (text.charCodeAt(j) === 10) nl++;
@@ -266,6 +273,7 @@
     this.problems = [];
     this.base = 1;
     this.name = "";
+    this.frame = [null, 0, ""];  /* the last traceback frame line seen: file, line, text */
   }
 
   Run.prototype.beginFile = function (name) { this.files.push(name); this.name = name; this.base = 1; };
@@ -277,22 +285,27 @@
     this.linesRead += res[0];
   };
 
-  Run.prototype.take = function (lineno, clean, hits, candidate) {
+  Run.prototype.take = function (lineno, clean, hits, flags) {
     var tri = this.tri, spec = tri.spec, ts = tri.timestamp(clean);
     var key = [ts ? 1 : 0, ts || [], this.seq], self = this;
     hits.forEach(function (si) { self.record(tri.shapes[si], lineno, clean, key, ts); });
-    if (candidate) {
+    if (flags & CANDIDATE) {
       var norm = cut(tri.shapeTokens(clean).map(function (t) { return t === null ? "#" : t; }).join(" "), 300);
       var u = this.cands[norm];
       if (!u) {
         if (this.candList.length < spec.max_candidates) {
-          u = { line: cut(clean, spec.evidence_chars), count: 1, first: where(this.name, lineno, ts), firstKey: key };
+          var context = this.frame[0] === this.name && this.frame[1] === lineno - 1 ? this.frame[2] : "";
+          u = { line: cut(clean, spec.evidence_chars), count: 1, first: where(this.name, lineno, ts), firstKey: key, context: context };
           this.cands[norm] = u;
           this.candList.push(u);
         }
       } else u.count++;
     }
+    if (flags & FRAME_LINE) this.frame = [this.name, lineno, cut(clean, spec.evidence_chars)];
   };
+
+  /* What a guess searches: the line, after the frame that names its file and function. */
+  function query(u) { return u.context ? u.context + "\n" + u.line : u.line; }
 
   Run.prototype.record = function (shape, lineno, line, key, ts) {
     var spec = this.tri.spec, hit = this.hits[shape.page];
@@ -353,7 +366,7 @@
       if (u && u.first.file === last.first.file && u.first.line - last.first.line <= spec.group_gap) { run.push(u); return; }
       if (run.length > 1) {
         var key = run.reduce(function (m, x) { return cmpKey(x.firstKey, m) < 0 ? x.firstKey : m; }, run[0].firstKey);
-        extra.push({ line: run.map(function (x) { return x.line; }).join("\n"), count: Math.min.apply(null, run.map(function (x) { return x.count; })), first: run[0].first, firstKey: key });
+        extra.push({ line: run.map(query).join("\n"), count: Math.min.apply(null, run.map(function (x) { return x.count; })), first: run[0].first, firstKey: key });
       }
       if (u) run = [u];
     });
@@ -361,7 +374,7 @@
     var pairs = [], best = [];  /* per line: the score of its best hit (how much the line says) */
     lines.forEach(function (u, n) {
       best[n] = 0;
-      search(state, u.line, 3).filter(function (h) { return h.type !== "doc"; }).forEach(function (h, r) {
+      search(state, query(u), 3).filter(function (h) { return h.type !== "doc"; }).forEach(function (h, r) {
         pairs.push([h, u, n, r]); best[n] = Math.max(best[n], h.score);
       });
     });
