@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def prepare(modules: tuple[str, ...] = ("yaml", "jsonschema", "lunr")) -> None:
+def prepare(modules: tuple[str, ...] = ("yaml", "jsonschema")) -> None:
     sys.path.insert(0, str(ROOT / "plugins"))
     try:
         for name in modules:

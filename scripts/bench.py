@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import _pyenv
 
-_pyenv.prepare(("yaml", "jsonschema", "lunr", "mkdocs"))
+_pyenv.prepare(("yaml", "jsonschema", "mkdocs"))
 
 import argparse
 import datetime as dt
@@ -354,52 +354,60 @@ def triage_figures(base: Path, sizes_mb: list[int], site: Path | None = None) ->
 
 def write_page(path: Path, r: dict[str, Any]) -> None:
     m = r["machine"]
+    measured = r.get("measured", {})
+
+    def when(*parts: str) -> list[str]:
+        marks = sorted({f"commit {measured[p]['commit']} on {measured[p]['date']}" for p in parts if p in measured})
+        return [f"Measured at {' and '.join(marks)}.", ""] if marks else []
+
     lines = [
         "---",
         "title: Benchmarks",
-        "description: Build, lint and search figures measured by scripts/bench.py.",
+        "description: Build, lint, search, triage and routing figures measured by scripts/bench.py.",
         "---",
         "",
         "# Benchmarks",
         "",
-        "Measured by `python3 scripts/bench.py`, every figure side by side in one run on one machine. "
-        "Machines here are shared and noisy: read the ratios, not the absolute seconds.",
+        "Measured by `python3 scripts/bench.py`, the figures of each section side by side in one run on one "
+        "machine (`--only PART` measures one section again; each section names its commit). Machines here are "
+        "shared and noisy: read the ratios, not the absolute seconds.",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores; {m['os']}; Python {m['python']}, MkDocs {m['mkdocs']}, "
-        f"Material {m['material']}; run on {m['date']} at commit {m.get('commit', 'unknown')}.",
-        "",
-        "## Full build: this site vs plain Material",
-        "",
-        "Plain Material builds the same Markdown pages (wikilinks left as text) with Material's own search and "
-        "no plugin; ours also renders the JSON actions and workflows, the index pages, and the prebuilt search index.",
-        "",
-        "| wiki | pages (ours / plain) | ours | plain Material | ratio | peak memory (ours / plain) |",
-        "| --- | --- | --- | --- | --- | --- |",
+        f"Material {m['material']}.",
     ]
-    for name, b in r["build"].items():
-        lines.append(f"| {name} | {b['pages_ours']} / {b['pages_plain']} | {b['ours_s']} s | {b['plain_s']} s | "
-                     f"{b['ratio']}x | {b['ours_mib']} / {b['plain_mib']} MiB |")  # fmt: skip
-    s = r["serve"]
-    lines += ["", "## Rebuild under `mkdocs serve`", "",
-              f"First build {s['first_build_s']} s; rebuild after editing one wiki page {s['rebuild_after_edit_s']} s "
-              "(the search index is rebuilt because the content changed).", "",
-              "## Lint", "", "| wiki | pages | lint time |", "| --- | --- | --- |"]  # fmt: skip
-    for name, lt in r["lint"].items():
-        lines.append(f"| {name} | {lt['pages']} | {lt['seconds']} s |")
-    sr = r["search"]
-    lines += ["", "## Search", "",
-              f"- Index: {sr['index_kb']} KB raw, {sr['index_gzip_kb']} KB gzipped ({sr['docs']} documents).",
-              f"- Query CLI latency (warm cache, whole process): {sr['cli_s']} s."]  # fmt: skip
+    if "build" in r:
+        lines += ["", "## Full build: this site vs plain Material", "", *when("build"),
+                  "Plain Material builds the same Markdown pages (wikilinks left as text) with Material's own search and "
+                  "no plugin; ours also renders the JSON actions and workflows, the index pages, and the prebuilt search index.",
+                  "", "| wiki | pages (ours / plain) | ours | plain Material | ratio | peak memory (ours / plain) |",
+                  "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+        for name, b in r["build"].items():
+            lines.append(f"| {name} | {b['pages_ours']} / {b['pages_plain']} | {b['ours_s']} s | {b['plain_s']} s | "
+                         f"{b['ratio']}x | {b['ours_mib']} / {b['plain_mib']} MiB |")  # fmt: skip
+    if "serve" in r:
+        s = r["serve"]
+        lines += ["", "## Rebuild under `mkdocs serve`", "", *when("serve"),
+                  f"First build {s['first_build_s']} s; rebuild after editing one wiki page {s['rebuild_after_edit_s']} s "
+                  "(the search index is rebuilt because the content changed)."]  # fmt: skip
+    if "lint" in r:
+        lines += ["", "## Lint", "", *when("lint"), "| wiki | pages | lint time |", "| --- | --- | --- |"]
+        for name, lt in r["lint"].items():
+            lines.append(f"| {name} | {lt['pages']} | {lt['seconds']} s |")
+    if "search" in r:
+        sr = r["search"]
+        lines += ["", "## Search", "", *when("search", "browser"),
+                  f"- Index: {sr['index_kb']} KB raw, {sr['index_gzip_kb']} KB gzipped ({sr['docs']} documents).",
+                  f"- Query CLI latency (warm cache, whole process): {sr['cli_s']} s."]  # fmt: skip
     if "browser" in r:
         br = r["browser"]
         lines += [f"- Chromium, page load to first result for a pasted error (index fetched and parsed on the way): "
                   f"{br['load_to_first_result_s']} s (median of 3).",
                   f"- Chromium, one query once the index is loaded: {br['query_ms_after_load']} ms (median).", "",
-                  "## Page weight", "",
+                  "## Page weight", "", *when("browser"),
                   f"A workflow page with everything it loads (HTML, CSS, JavaScript, fonts: none, search index): "
                   f"{br['workflow_page_gzip_kb_all_resources']} KB gzipped in {br['workflow_page_requests']} requests."]  # fmt: skip
     if "search_scale" in r:
-        lines += ["", "## Search at scale, beside Pagefind", "",
+        lines += ["", "## Search at scale, beside Pagefind", "", *when("search_scale"),
                   "Each built site indexed by Pagefind too (`pagefind-bin`, a benchmark-only dependency). The pasted "
                   f"error is `{PASTED}`. Bytes are what a server that gzips its responses sends (Pagefind's fragments "
                   "are stored compressed and sent as they are), from navigation to the first result in Chromium "
@@ -422,7 +430,7 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
             lines += ["", f"Hit@3 on the {shipped.get('curated_n', 238)} curated pasted errors: Pagefind "
                       f"{shipped['pagefind_curated_hit3']}; ours in the routing-quality figures below."]  # fmt: skip
     if "triage" in r:
-        lines += ["", "## Log triage", "",
+        lines += ["", "## Log triage", "", *when("triage"),
                   "`query_interface.py --log FILE` on a log of realistic training noise with one real error at 90% "
                   "of its length, beside `grep -c -F -f` of every signature line on the same file (the floor: one "
                   "literal pass in C). Peak memory is the proportional set size (PSS) summed over the process and its scan workers.", "",
@@ -437,12 +445,33 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
             lines += [f"| {n} | {tr['node_seconds']} s | `{tr['node_top_result']}` |" for n, tr in node_rows]
     if "browser" in r and "triage_20mb_s" in r["browser"]:
         br = r["browser"]
-        lines += ["", "## Triage in the browser", "",
+        lines += ["", "## Triage in the browser", "", *when("browser"),
                   f"The **Triage a log** page, a 20 MB log (noise, one real error at 90%) chosen as a file in Chromium: "
                   f"{br['triage_20mb_s']} s from choosing the file to the first result (median of 3), top result "
                   f"`{br['triage_20mb_top']}`, {br['triage_requests_while_running']} requests made while it ran."]  # fmt: skip
+    if "routing" in r:
+        from mlwiki.cli.evaluate import summary_lines
+
+        lines += ["", "## Routing quality (`scripts/search_eval.py`)", "", *when("routing"), "```",
+                  *summary_lines(r["routing"]), "```", "", *ROUTING_NOTES]  # fmt: skip
     lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+ROUTING_NOTES = [
+    "- curated: errors pasted in public issue threads (tests/search/eval_set.yml).",
+    "- typed queries: few-word queries an engineer types instead of pasting an error "
+    "(tests/search/typed_queries.yml), each with the pages a reader would accept.",
+    "- held-out signatures: every signature searched for with itself removed from the index (5 folds).",
+    "- triage real logs: multi-line logs pasted in issue threads (tests/triage/real_logs.yml).",
+    "- triage buried: each curated error at a random depth in generated training noise of that size "
+    "(the 10 MB and 100 MB sets are random draws), beside the same errors searched alone.",
+    "- coverage samples: real failure reports from neutral queries, judged COVERED / PARTIAL / NOT_COVERED "
+    "by readers other than the pages' writers (tests/coverage/); hit@3 counts a covered report when its "
+    "judged page is in the search top 3 for the report's own text. The first sample (sample.yml) and the "
+    "fresh one (fresh.yml) had content written to their gaps afterwards, so they overstate coverage; "
+    "round5.yml was drawn after that content and judged once, by two readers.",
+]
 
 
 PASTED = "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid 4242"
@@ -478,7 +507,7 @@ def _wire_bytes(site: Path, url: str, urls: Sequence[str]) -> int:
 def _is_search(rel: str, engine: str) -> bool:
     if engine == "pagefind":
         return rel.startswith("pagefind/")
-    return rel.startswith("search/") or "search" in rel.rsplit("/", 1)[-1] or "lunr" in rel
+    return rel.startswith("search/") or "search" in rel.rsplit("/", 1)[-1]
 
 
 def search_scale(sites: dict[str, Path], eval_queries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -598,59 +627,105 @@ def search_scale_only(sizes: Sequence[int]) -> int:
     return 0
 
 
+PARTS = ("lint", "build", "serve", "search", "browser", "search_scale", "triage", "routing")
+
+
+def routing_figures() -> dict[str, Any]:
+    """scripts/search_eval.py as it runs for a reader (its JSON), with buried errors at 2, 10 and
+    100 MB."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "search_eval.py"), "--json", "--triage", "2:238,10:60,100:12"],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: search_eval.py failed:\n{proc.stderr}")
+    return dict(json.loads(proc.stdout))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,5000")
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--triage-mb", default="100,1000", help="log sizes for the triage benchmark ('' skips it)")
     ap.add_argument("--out", default=str(ROOT / "docs_src" / "benchmarks.md"))
+    ap.add_argument("--only", default="",
+                    help=f"measure only these parts again ({', '.join(PARTS)}), keeping the others' figures "
+                    "from the JSON beside the page; each section says the commit it was measured at")  # fmt: skip
     ap.add_argument("--search-scale-only", action="store_true",
                     help="only build our sites and compare search with Pagefind (prints JSON; writes no page)")  # fmt: skip
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x]
     if args.search_scale_only:
         return search_scale_only(sizes)
-    result: dict[str, Any] = {"machine": machine(), "lint": {}, "build": {}}
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    unknown = [x for x in only if x not in PARTS]
+    if unknown:
+        ap.error(f"--only: unknown part(s) {', '.join(unknown)}; the parts are {', '.join(PARTS)}")
+    parts = set(only or PARTS)
+    if "search_scale" in parts:
+        parts.add("build")  # it measures the sites the build part makes
+    if args.no_browser:
+        parts -= {"browser", "search_scale"}
+    if not Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
+        parts -= {"browser", "search_scale"}
+    out = Path(args.out)
+    saved = out.with_suffix(".json")
+    result: dict[str, Any] = {}
+    if only and saved.is_file():
+        result = json.loads(saved.read_text(encoding="utf-8"))
+    here = machine()
+    result["machine"] = here
+    measured = result.setdefault("measured", {})
     from mlwiki.core import load
 
     with tempfile.TemporaryDirectory(prefix="mlwiki-bench-") as tmp:
         base = Path(tmp)
         shipped = ROOT / "wiki"
-        result["lint"]["shipped"] = {"pages": len(load(shipped).pages), "seconds": round(lint_seconds(shipped, 5), 3)}
         wikis = {"shipped": shipped}
-        for n in sizes:
-            wikis[f"generated {n}"] = generate(base / f"gen{n}", n, shipped / "schema")
-            result["lint"][f"generated {n}"] = {
-                "pages": n,
-                "seconds": round(lint_seconds(wikis[f"generated {n}"], 1), 3),
-            }
-            print(f"lint {n}: {result['lint'][f'generated {n}']}", file=sys.stderr)
-        for name, wiki in wikis.items():
-            result["build"][name] = build_pair(base / name.replace(" ", "-"), wiki)
-            print(f"build {name}: {result['build'][name]}", file=sys.stderr)
-        result["serve"] = serve_rebuild(base)
-        site = base / "shipped" / "site-ours"
-        index = (site / "search" / "mlwiki-index.json").read_bytes()
-        result["search"] = {"index_kb": round(len(index) / 1024), "index_gzip_kb": round(len(gzip.compress(index, 6)) / 1024),
-                            "docs": len(json.loads(index)["docs"]), "cli_s": cli_latency()}  # fmt: skip
-        if not args.no_browser and Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
-            shipped_site = base / "shipped-full"
+        if parts & {"lint", "build"}:
+            for n in sizes:
+                wikis[f"generated {n}"] = generate(base / f"gen{n}", n, shipped / "schema")
+        if "lint" in parts:
+            result["lint"] = {"shipped": {"pages": len(load(shipped).pages), "seconds": round(lint_seconds(shipped, 5), 3)}}
+            for n in sizes:
+                result["lint"][f"generated {n}"] = {"pages": n, "seconds": round(lint_seconds(wikis[f"generated {n}"], 1), 3)}
+                print(f"lint {n}: {result['lint'][f'generated {n}']}", file=sys.stderr)
+        if "build" in parts:
+            result["build"] = {}
+            for name, wiki in wikis.items():
+                result["build"][name] = build_pair(base / name.replace(" ", "-"), wiki)
+                print(f"build {name}: {result['build'][name]}", file=sys.stderr)
+        if "serve" in parts:
+            result["serve"] = serve_rebuild(base)
+        if "search" in parts:
+            site = base / "shipped" / "site-ours"
+            if not site.is_dir():
+                run_build(projects(base / "shipped", shipped)[0] / "mkdocs.yml", site)
+            index = (site / "search" / "mlwiki-index.json").read_bytes()
+            result["search"] = {"index_kb": round(len(index) / 1024), "index_gzip_kb": round(len(gzip.compress(index, 6)) / 1024),
+                                "docs": len(json.loads(index)["docs"]), "cli_s": cli_latency()}  # fmt: skip
+        shipped_site = base / "shipped-full"
+        triage_sizes = [int(x) for x in args.triage_mb.split(",") if x]
+        if "browser" in parts or ("triage" in parts and triage_sizes):
             run_build(ROOT / "mkdocs.yml", shipped_site)
+        if "browser" in parts:
             result["browser"] = browser_figures(shipped_site, base)
-        if not args.no_browser and Path(os.environ.get("CHROMIUM", "/usr/bin/chromium")).exists():
+        if "search_scale" in parts:
             import yaml
 
             curated = yaml.safe_load((ROOT / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
             result["search_scale"] = search_scale(
                 {name: base / name.replace(" ", "-") / "site-ours" for name in wikis}, curated
             )
-        triage_sizes = [int(x) for x in args.triage_mb.split(",") if x]
-        if triage_sizes:
-            built = base / "shipped-full"
-            if not (built / "assets").is_dir():
-                run_build(ROOT / "mkdocs.yml", built)
-            result["triage"] = triage_figures(base, triage_sizes, built)
-    write_page(Path(args.out), result)
+        if "triage" in parts and triage_sizes:
+            result["triage"] = triage_figures(base, triage_sizes, shipped_site)
+        if "routing" in parts:
+            result["routing"] = routing_figures()
+    for part in parts:
+        if part in result:
+            measured[part] = {"commit": here["commit"], "date": here["date"]}
+    saved.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_page(out, result)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -3,6 +3,8 @@ covered reports, measured against the wiki as it is."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -11,7 +13,7 @@ from mlwiki.core import load
 from wikifix import REPO
 
 
-@pytest.mark.parametrize(("name", "least"), [("sample.yml", 80), ("fresh.yml", 40)])
+@pytest.mark.parametrize(("name", "least"), [("sample.yml", 80), ("fresh.yml", 40), ("round5.yml", 40)])
 def test_coverage_figures_add_up_and_are_measured(name: str, least: int) -> None:
     sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
     entries = sample["entries"]
@@ -24,7 +26,7 @@ def test_coverage_figures_add_up_and_are_measured(name: str, least: int) -> None
     assert report["hit@3_covered"] == round(report["hits_covered"] / report["covered"], 3)
 
 
-@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml"])
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml"])
 def test_every_judged_page_exists(name: str) -> None:
     wiki = load(REPO / "wiki")
     sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
@@ -32,7 +34,7 @@ def test_every_judged_page_exists(name: str) -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml"])
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml"])
 def test_no_page_cites_a_sampled_thread(name: str) -> None:
     """No page is written to a test case: no page cites a thread the coverage sample judged
     (as owner/repo#N or as its issue or pull-request URL)."""
@@ -58,3 +60,12 @@ def test_every_expected_page_of_an_evaluation_set_exists(name: str) -> None:
     missing = sorted({(c["query"][:40], p) for c in cases for p in c["expect"] if p not in wiki.pages})
     assert len(cases) >= 50
     assert missing == []
+
+
+def test_a_sample_not_judged_yet_reports_nothing(tmp_path: Path) -> None:
+    """A sample drawn but not judged (no verdicts) gives no figures rather than 0% covered."""
+    (tmp_path / "tests" / "coverage").mkdir(parents=True)
+    (tmp_path / "tests" / "coverage" / "new.yml").write_text(
+        "entries:\n- {source: a/b#1, query: q, rank: 1, error: 'RuntimeError: x', context: c}\n", encoding="utf-8"
+    )
+    assert coverage(tmp_path / "wiki", load(REPO / "wiki"), "new.yml") is None

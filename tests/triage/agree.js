@@ -1,4 +1,4 @@
-/* Runs the site's triage (triage-core.js + search-core.js + lunr.js, the files the site ships) in
+/* Runs the site's triage (triage-core.js + search-core.js, the files the site ships) in
  * Node over the cases of a manifest and prints their results as JSON, for test_agreement.py to
  * compare with the Python engine.
  *
@@ -12,7 +12,6 @@ const path = require("path");
 const zlib = require("zlib");
 
 const [assets, payloadPath, manifestPath] = process.argv.slice(2);
-globalThis.lunr = require(path.resolve(assets, "lunr.js"));
 globalThis.MlwikiSearchCore = require(path.resolve(assets, "mlwiki-search-core.js"));
 const T = require(path.resolve(assets, "mlwiki-triage-core.js"));
 

@@ -180,14 +180,17 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
 
 
 def coverage(wiki_dir: Path, wiki: Wiki, name: str = "sample.yml") -> dict[str, Any] | None:
-    """A coverage sample (tests/coverage/sample.yml, or fresh.yml drawn later from new queries:
-    real failure reports judged COVERED, PARTIAL or NOT_COVERED by a reader): the shares, and
+    """A coverage sample (tests/coverage/sample.yml, or fresh.yml and round5.yml drawn later from
+    new queries: real failure reports judged COVERED, PARTIAL or NOT_COVERED by a reader; None
+    while none is judged): the shares, and
     search hit@3 on the covered ones, measured now (the judged page among the top 3 for the
     report's error text)."""
     path = wiki_dir.parent / "tests" / "coverage" / name
     if not path.is_file():
         return None
-    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("entries") or []
+    entries = [e for e in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("entries") or [] if e.get("verdict")]
+    if not entries:
+        return None  # sampled, not judged yet
     verdicts = [e.get("verdict") for e in entries]
     n = len(entries)
     index = build_index(wiki)
@@ -204,6 +207,38 @@ def coverage(wiki_dir: Path, wiki: Wiki, name: str = "sample.yml") -> dict[str, 
         "hit@3_covered": round(hits / len(covered), 3) if covered else 0.0,
         "hits_covered": hits,
     }
+
+
+COVERAGE_SAMPLES = (
+    ("coverage", "coverage sample", "sample.yml"),
+    ("coverage_fresh", "fresh coverage sample", "fresh.yml"),
+    ("coverage_round5", "round 5 coverage sample", "round5.yml"),
+)
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    """The report as the lines ``search_eval.py`` prints (also on the benchmarks page)."""
+    rows = [("curated pasted errors", report["curated"]), ("held-out signatures", report["held_out_signatures"])]
+    if "typed_queries" in report:
+        rows.insert(1, ("typed queries", report["typed_queries"]))
+    for key, s in (report.get("triage") or {}).items():
+        rows.append((f"triage {key.replace('_', ' ')}", s))
+    out = []
+    for name, s in rows:
+        line = f"{name:24} n={s['n']:4}  hit@1={s['hit@1']:.3f}  hit@3={s['hit@3']:.3f}  MRR={s['mrr']:.3f}"
+        if "alone" in s:
+            a = s["alone"]
+            line += f"   (same errors alone: hit@1={a['hit@1']:.3f} hit@3={a['hit@3']:.3f}; {s['seconds_per_log']} s/log)"
+        out.append(line)
+    for key, label, _ in COVERAGE_SAMPLES:
+        c = report.get(key)
+        if c is not None and c["n"]:
+            out.append(
+                f"{label:24} n={c['n']:4}  COVERED={c['covered']} ({c['covered_share']:.0%})  "
+                f"PARTIAL={c['partial']}  NOT={c['not_covered']}  at least partial={c['at_least_partial_share']:.0%}  "
+                f"search hit@3 on covered={c['hits_covered']}/{c['covered']} ({c['hit@3_covered']:.3f})"
+            )
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -229,12 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     typed_misses: list[dict[str, Any]] = []
     if args.set is None and typed_path.is_file():
         report["typed_queries"], typed_misses = curated(wiki, typed_path)
-    cov = coverage(wiki_dir, wiki)
-    if cov is not None:
-        report["coverage"] = cov
-    fresh = coverage(wiki_dir, wiki, "fresh.yml")
-    if fresh is not None:
-        report["coverage_fresh"] = fresh
+    for key, _, name in COVERAGE_SAMPLES:
+        cov = coverage(wiki_dir, wiki, name)
+        if cov is not None:
+            report[key] = cov
     if args.triage != "none":
         sizes = [(int(float(a) * 1_000_000), int(b)) for a, b in (x.split(":") for x in args.triage.split(","))]
         report["triage"] = triage_eval(wiki_dir, build_payload(wiki), sizes)
@@ -244,24 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        rows = [("curated pasted errors", cur), ("held-out signatures", held)]
-        if "typed_queries" in report:
-            rows.insert(1, ("typed queries", report["typed_queries"]))
-        for key, s in (report.get("triage") or {}).items():
-            rows.append((f"triage {key.replace('_', ' ')}", s))
-        for name, s in rows:
-            line = f"{name:24} n={s['n']:4}  hit@1={s['hit@1']:.3f}  hit@3={s['hit@3']:.3f}  MRR={s['mrr']:.3f}"
-            if "alone" in s:
-                a = s["alone"]
-                line += f"   (same errors alone: hit@1={a['hit@1']:.3f} hit@3={a['hit@3']:.3f}; {s['seconds_per_log']} s/log)"
-            print(line)
-        for label, c in (("coverage sample", cov), ("fresh coverage sample", fresh)):
-            if c is not None:
-                print(
-                    f"{label:24} n={c['n']:4}  COVERED={c['covered']} ({c['covered_share']:.0%})  "
-                    f"PARTIAL={c['partial']}  NOT={c['not_covered']}  at least partial={c['at_least_partial_share']:.0%}  "
-                    f"search hit@3 on covered={c['hits_covered']}/{c['covered']} ({c['hit@3_covered']:.3f})"
-                )
+        print("\n".join(summary_lines(report)))
         if args.misses:
             for group, items in report["misses"].items():
                 for m in items:

@@ -719,7 +719,7 @@ def results(report: Report, tri: Triage, index: Any, k: int = 5) -> dict[str, An
     (root causes before their echoes); then best guesses by the search ranking over candidate
     lines no strong shape matched, marked ``"match": "guess"`` (a near-signature guess ranks
     above pages matched only by a weak shape, one that several pages share). ``index`` is the
-    lunr index, or a function returning it (loaded only when a guess is needed)."""
+    search index, or a function returning it (loaded only when a guess is needed)."""
     shaped = []
     for h in rank(report, tri):
         doc = tri.docs[h.page]

@@ -43,7 +43,6 @@ from mlwiki.render.page import Rendered, SiteMap, assemble, page_source, rewrite
 
 ASSET_CSS = "assets/mlwiki.css"
 ASSET_JS = "assets/mlwiki.js"
-ASSET_LUNR = "assets/lunr.js"
 ASSET_SEARCH = "assets/mlwiki-search.js"
 ASSET_SEARCH_CORE = "assets/mlwiki-search-core.js"
 ASSET_TRIAGE_CORE = "assets/mlwiki-triage-core.js"
@@ -53,11 +52,8 @@ SEARCH_INDEX = "search/mlwiki-index.json"
 
 
 def static_assets() -> dict[str, bytes]:
-    """Site assets: ours from the package, lunr.js from the installed mkdocs package (never a CDN)."""
-    import mkdocs.contrib.search as mkdocs_search
-
+    """Site assets, all from the package (never a CDN)."""
     own = Path(__file__).resolve().parent.parent / "render" / "assets"
-    lunr_js = Path(mkdocs_search.__file__).resolve().parent / "templates" / "search" / "lunr.js"
     return {
         ASSET_CSS: (own / "mlwiki.css").read_bytes(),
         ASSET_JS: (own / "mlwiki.js").read_bytes(),
@@ -66,7 +62,6 @@ def static_assets() -> dict[str, bytes]:
         ASSET_TRIAGE_CORE: (own / "triage-core.js").read_bytes(),
         ASSET_TRIAGE: (own / "triage.js").read_bytes(),
         ASSET_TRIAGE_WORKER: (own / "triage-worker.js").read_bytes(),
-        ASSET_LUNR: lunr_js.read_bytes(),
     }
 
 
@@ -103,9 +98,9 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         base = Path(os.path.dirname(config.config_file_path or "."))
         self.wiki_dir = (base / self.config.wiki_dir).resolve()
         if self.config.enabled:
-            # Our assets ship inside the package; lunr.js comes from the installed mkdocs package.
+            # Our assets ship inside the package.
             config.extra_css.append(ASSET_CSS)
-            for js in (ASSET_JS, ASSET_LUNR, ASSET_SEARCH_CORE, ASSET_TRIAGE_CORE, ASSET_SEARCH, ASSET_TRIAGE):
+            for js in (ASSET_JS, ASSET_SEARCH_CORE, ASSET_TRIAGE_CORE, ASSET_SEARCH, ASSET_TRIAGE):
                 config.extra_javascript.append(js)
         return config
 

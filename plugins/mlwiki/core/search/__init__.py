@@ -1,7 +1,7 @@
 """Search built for pasted errors: one tokenizer, one index, one ranking, in Python and in the
 browser (``mlwiki/render/assets/search.js`` mirrors :mod:`.tokenize` and :mod:`.rank` exactly).
 
-wiki -> documents (title+aliases, signatures, tags, summary, body) -> our tokens -> lunr.py index
+wiki -> documents (title+aliases, signatures, tags, summary, body) -> our tokens -> postings of BM25 weights
 -> serialised payload (site) | in-process index (query CLI) -> same query construction and ranking.
 """
 

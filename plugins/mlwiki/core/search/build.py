@@ -1,30 +1,27 @@
-"""Build the search payload: documents plus a lunr index over our own tokens.
+"""Build the search payload: documents plus an index of our own tokens (postings of BM25 weights,
+see :class:`~mlwiki.core.search.rank.TermIndex`).
 
-The lunr pipeline is emptied (no stemmer, stop-word filter or trimmer) on both sides: our
-tokenizer already did all text processing, identically in Python and JavaScript.
+No stemmer, stop-word filter or trimmer runs after our tokenizer: it already did all text
+processing, identically in Python and JavaScript.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Set
 from pathlib import Path
 from typing import Any
 
-from lunr.builder import Builder
-from lunr.field_ref import FieldRef
-from lunr.idf import idf as lunr_idf
-from lunr.index import Index
-from lunr.vector import Vector
-
 from mlwiki.core.model import Page, Wiki
-from mlwiki.core.search.rank import ExactTerms
+from mlwiki.core.search.rank import TermIndex
 from mlwiki.core.search.tokenize import STOPWORDS, tokenize
 from mlwiki.core.urls import page_url
 
 FIELDS = (("title", 8), ("signatures", 10), ("tags", 2), ("summary", 3), ("body", 1))
 BODY_CHARS = 2500
-PAYLOAD_VERSION = 2  # 2: the payload carries the triage specification and the ranking constants
+PAYLOAD_VERSION = 3  # 2: triage specification and ranking constants; 3: our own index (postings), not lunr's
 
 
 Exclusions = Mapping[str, Set[str]]
@@ -73,84 +70,40 @@ def _fields(wiki: Wiki, page: Page, exclude: Exclusions | None = None) -> dict[s
     }
 
 
-class TermBuilder(Builder):  # type: ignore[misc]
-    """lunr's builder fed with our term lists directly.
-
-    Same inverted index, field lengths and BM25 field vectors as ``lunr.Builder`` (so lunr.js
-    loads and scores it identically), without re-tokenising each term into a Token with
-    deep-copied metadata, and with each field vector built already sorted. The Python token set
-    (needed only for prefix queries in Python) is built only when asked for.
-    """
-
-    def add_terms(self, ref: str, fields: Mapping[str, list[str]]) -> None:
-        self._documents[ref] = {}
-        self.document_count += 1
-        for field_name in self._fields:
-            terms = fields.get(field_name, [])
-            field_ref = str(FieldRef(ref, field_name))
-            freqs: dict[str, int] = {}
-            for term in terms:
-                freqs[term] = freqs.get(term, 0) + 1
-                posting = self.inverted_index.get(term)
-                if posting is None:
-                    posting = {name: {} for name in self._fields}
-                    posting["_index"] = self.term_index
-                    self.term_index += 1
-                    self.inverted_index[term] = posting
-                if ref not in posting[field_name]:
-                    posting[field_name][ref] = {}
-            self.field_term_frequencies[field_ref] = freqs
-            self.field_lengths[field_ref] = len(terms)
-
-    def _create_field_vectors(self) -> None:
-        vectors = {}
-        idf_cache: dict[str, float] = {}
-        k1, b = self._k1, self._b
-        for field_ref, freqs in self.field_term_frequencies.items():
-            parsed = FieldRef.from_string(field_ref)
-            name = parsed.field_name
-            # An empty field in every document (a one-page wiki) has average length 0: lunr.js
-            # divides the same way, and no term of that field exists to score, so 1 is safe.
-            avg = self.average_field_length[name] or 1
-            norm = k1 * (1 - b + b * (self.field_lengths[field_ref] / avg))
-            boost = self._fields[name].boost * self._documents[parsed.doc_ref].get("boost", 1)
-            pairs = []
-            for term, tf in freqs.items():
-                posting = self.inverted_index[term]
-                if term not in idf_cache:
-                    idf_cache[term] = lunr_idf(posting, self.document_count)
-                score = idf_cache[term] * ((k1 + 1) * tf) / (norm + tf) * boost
-                pairs.append((posting["_index"], round(score, 3)))
-            pairs.sort()
-            vectors[field_ref] = Vector([x for pair in pairs for x in pair])
-        self.field_vectors = vectors
-
-    def build_index(self) -> Any:
-        self._calculate_average_field_lengths()
-        self._create_field_vectors()
-        return Index(
-            inverted_index=self.inverted_index,
-            field_vectors=self.field_vectors,
-            token_set=ExactTerms(self.inverted_index),
-            fields=list(self._fields.keys()),
-            pipeline=self.search_pipeline,
-        )
+K1 = 1.2  # BM25 term-frequency saturation (lunr's default)
+B = 0.75  # BM25 length normalisation (lunr's default)
 
 
-def index_terms(documents: Iterable[tuple[str, Mapping[str, list[str]]]]) -> Any:
-    """A lunr index over ``(ref, {field: terms})`` pairs, with our fields and an empty pipeline."""
-    builder = TermBuilder()
-    builder.pipeline.reset()
-    builder.search_pipeline.reset()
-    builder.ref("ref")
-    for name, boost in FIELDS:
-        builder.field(name, boost)
-    for ref, fields in documents:
-        builder.add_terms(ref, fields)
-    return builder.build_index()
+def index_terms(documents: Iterable[tuple[str, Mapping[str, list[str]]]]) -> TermIndex:
+    """The index over ``(ref, {field: terms})`` pairs: per term, each document's BM25 weight
+    summed over the fields (see :class:`~mlwiki.core.search.rank.TermIndex`). The arithmetic is
+    lunr 2.3's: idf counts (document, field) pairs holding the term; each field's share is
+    rounded to 3 places before the fields are added (in thousandths, so the sum is exact)."""
+    docs = sorted(documents, key=lambda d: d[0])
+    n = len(docs)
+    names = [name for name, _ in FIELDS]
+    counts = [[Counter(fields.get(name, [])) for name in names] for _, fields in docs]
+    lengths = [[len(fields.get(name, [])) for name in names] for _, fields in docs]
+    avg = [(sum(row[f] for row in lengths) / n if n else 0) or 1 for f in range(len(names))]
+    pairs: Counter[str] = Counter()
+    for per_field in counts:
+        for c in per_field:
+            pairs.update(c.keys())
+    idf = {t: math.log(1 + abs((n - m + 0.5) / (m + 0.5))) for t, m in pairs.items()}
+    postings: dict[str, list[int]] = {}
+    for d, per_field in enumerate(counts):
+        weights: dict[str, int] = {}
+        for f, (c, (_, boost)) in enumerate(zip(per_field, FIELDS)):
+            norm = K1 * (1 - B + B * (lengths[d][f] / avg[f]))
+            for term, tf in c.items():
+                share = round(idf[term] * ((K1 + 1) * tf) / (norm + tf) * boost, 3)
+                weights[term] = weights.get(term, 0) + round(share * 1000)
+        for term, w in weights.items():
+            postings.setdefault(term, []).extend((d, w))
+    return TermIndex([ref for ref, _ in docs], postings)
 
 
-def build_index(wiki: Wiki, exclude: Exclusions | None = None) -> Any:
+def build_index(wiki: Wiki, exclude: Exclusions | None = None) -> TermIndex:
     # INDEX.md, the generated list of every page, is left out: it would match everything.
     return index_terms((p.id, _fields(wiki, p, exclude)) for p in wiki.pages.values() if p.id != "index")
 

@@ -15,7 +15,8 @@
    symptom's title. Strength within a tier: the length of the shorter of signature and input
    (tier 3), the share of tokens present (tier 2), or the number of title tokens (tier 1;
    an exact name counts 100).
-4. Order: tier, strength, lunr score (rounded to 6 places), page type, id.
+4. Score: BM25 over the fields (see :class:`TermIndex`), times the share of the query's terms
+   the page holds. Order: tier, strength, score (rounded to 6 places), page type, id.
 """
 
 from __future__ import annotations
@@ -24,15 +25,9 @@ import bisect
 import functools
 import math
 import re
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
-
-from lunr.index import Index
-from lunr.pipeline import Pipeline
-from lunr.query import Query
-from lunr.vector import Vector
 
 from mlwiki.core.registry import type_order
 from mlwiki.core.search.tokenize import is_compound, tokenize
@@ -148,44 +143,57 @@ def reduce_input(text: str) -> tuple[str, bool]:
     return "\n".join(hits), True
 
 
-def doc_frequency(index: Index, term: str) -> int:
-    posting = index.inverted_index.get(term)
-    if not posting:
-        return 0
-    refs: set[str] = set()
-    for field, docs in posting.items():
-        if field != "_index":
-            refs.update(docs)
-    return len(refs)
+class TermIndex:
+    """The search index: for each term, its postings as one flat list ``[doc, weight, doc,
+    weight, ...]`` (documents by number, ascending; weight in thousandths).
+
+    A document's weight for a term is its BM25 weight summed over the fields (title 8,
+    signatures 10, tags 2, summary 3, body 1; k1 1.2, b 0.75; each field's share rounded to 3
+    places, as lunr 2.3 builds its field vectors). Scoring a query by these sums gives lunr's
+    score (its per-field cosine with an unnormalised document side adds up to the same sum),
+    with one posting list per term instead of an inverted index plus field vectors: a third
+    of the bytes, nothing to build at load, and a shape that shards by term."""
+
+    def __init__(self, refs: Sequence[str], postings: Mapping[str, list[int]]) -> None:
+        self.refs = list(refs)
+        self.postings = dict(postings)
+        self._vocab: list[str] | None = None
+
+    @classmethod
+    def load(cls, serialized: Mapping[str, Any]) -> TermIndex:
+        return cls(serialized["refs"], dict(zip(serialized["terms"], serialized["postings"])))
+
+    def serialize(self) -> dict[str, Any]:
+        terms = sorted(self.postings)
+        return {"refs": self.refs, "terms": terms, "postings": [self.postings[t] for t in terms]}
+
+    def df(self, term: str) -> int:
+        """Documents holding ``term``."""
+        return len(self.postings.get(term, ())) // 2
+
+    @property
+    def vocabulary(self) -> list[str]:
+        if self._vocab is None:
+            self._vocab = sorted(self.postings)
+        return self._vocab
 
 
-_DF: dict[int, dict[str, int]] = {}
+def load_index(serialized: Mapping[str, Any]) -> TermIndex:
+    """The index from its serialised form (the payload's ``index``)."""
+    return TermIndex.load(serialized)
 
 
-def _df_cache(index: Index) -> Callable[[str], int]:
-    """Document frequency of a term in ``index``, memoised per index (forgotten with it: lunr's
-    Index is not hashable, so the memo is keyed by id and dropped when the index is collected)."""
-    key = id(index)
-    memo = _DF.get(key)
-    if memo is None:
-        memo = _DF[key] = {}
-        weakref.finalize(index, _DF.pop, key, None)
-
-    def df(term: str) -> int:
-        if term not in memo:
-            memo[term] = doc_frequency(index, term)
-        return memo[term]
-
-    return df
+def doc_frequency(index: TermIndex, term: str) -> int:
+    return index.df(term)
 
 
-def query_terms(index: Index, text: str) -> tuple[list[str], bool]:
+def query_terms(index: TermIndex, text: str) -> tuple[list[str], bool]:
     reduced, was_reduced = reduce_input(text)
     seen: list[str] = []
     for t in tokenize(reduced):
         if t not in seen:
             seen.append(t)
-    df = {t: doc_frequency(index, t) for t in seen}
+    df = {t: index.df(t) for t in seen}
     known = [t for t in seen if df[t] > 0]
     prefix_ok = not was_reduced and text[-1:].strip() != "" if text else False
     last = seen[-1] if seen and prefix_ok and len(seen[-1]) >= PREFIX_MIN else None
@@ -252,57 +260,10 @@ def tiers(
     return out
 
 
-class ExactTerms:
-    """The index's "token set" for lunr's query: a query term expands to itself if the index holds
-    it, and to nothing otherwise (every clause we send is exact: no wildcard, no edit distance).
-
-    lunr's own token set (a minimised automaton, in lunr.py and lunr.js alike) names each node by
-    ``final + label + child id`` while minimising, and that name is ambiguous when labels are
-    digits ("0" + "1" + id 23 reads as "0" + "12" + id 3): two different nodes merge and terms such
-    as ``.../nllloss2d.cu:103`` drop out of the set while staying in the index. Which terms drop
-    depends on how many automaton nodes the process made before, so lunr.py and lunr.js (and two
-    runs of one) disagreed (reported as olivernn/lunr.js issue 503). Exact lookup has no
-    automaton and no such fault."""
-
-    def __init__(self, inverted_index: Mapping[str, Any]) -> None:
-        self._terms = inverted_index
-
-    def intersect(self, clause_set: Any) -> Any:
-        terms = self._terms
-
-        class _Found:
-            @staticmethod
-            def to_list() -> list[str]:
-                return [t for t in clause_set.to_list() if t in terms]
-
-        return _Found()
-
-
-def load_index(serialized: Mapping[str, Any]) -> Index:
-    """A lunr index from its serialised form, with :class:`ExactTerms` in place of lunr's token
-    set (which lunr.py's ``Index.load`` would also spend most of its time building)."""
-    inverted = {term: posting for term, posting in serialized["invertedIndex"]}
-    return Index(
-        fields=serialized["fields"],
-        field_vectors={ref: Vector(elements) for ref, elements in serialized["fieldVectors"]},
-        inverted_index=inverted,
-        token_set=ExactTerms(inverted),
-        pipeline=Pipeline.load(serialized["pipeline"]),
-    )
-
-
-_VOCAB: dict[int, list[str]] = {}
-
-
-def completions(index: Index, prefix: str) -> list[str]:
-    """The index's terms that start with ``prefix`` (itself included), in sorted order: found by
-    bisection in the sorted vocabulary, not by lunr's token-set automaton, whose expansion can name
-    a term the index does not hold and differs between lunr.py and lunr.js."""
-    key = id(index)
-    vocab = _VOCAB.get(key)
-    if vocab is None:
-        vocab = _VOCAB[key] = sorted(index.inverted_index)
-        weakref.finalize(index, _VOCAB.pop, key, None)
+def completions(index: TermIndex, prefix: str) -> list[str]:
+    """The index's terms that start with ``prefix`` (itself included), in sorted order, found by
+    bisection in the sorted vocabulary."""
+    vocab = index.vocabulary
     out = []
     for i in range(bisect.bisect_left(vocab, prefix), len(vocab)):
         if not vocab[i].startswith(prefix):
@@ -311,31 +272,60 @@ def completions(index: Index, prefix: str) -> list[str]:
     return out
 
 
-def _query(index: Index, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
-    """lunr's scores, times the share of the query's terms each document holds (coordination,
-    as in Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many
-    times). The last term of typed input counts whole, and its completions at ``PREFIX_BOOST``."""
-    if not isinstance(index.token_set, ExactTerms):
-        index.token_set = ExactTerms(index.inverted_index)  # see ExactTerms: lunr's set loses terms
-    q = index.create_query()
+def weighted_terms(index: TermIndex, terms: Sequence[str], last_is_prefix: bool) -> list[tuple[str, float]]:
+    """The query's (term, boost) pairs, each term once, in query order: compound terms boost 2;
+    the last term of typed input also brings its completions at ``PREFIX_BOOST`` of its boost
+    (the term itself, a completion of itself, adds both)."""
+    boosts: dict[str, float] = {}
     for i, t in enumerate(terms):
-        boost = 2 if is_compound(t) else 1
-        q.term(t, boost=boost, wildcard=Query.WILDCARD_NONE, use_pipeline=False)
+        boost = 2.0 if is_compound(t) else 1.0
+        clauses = [(t, boost)]
         if last_is_prefix and i == len(terms) - 1:
-            for c in completions(index, t):
-                q.term(c, boost=boost * PREFIX_BOOST, wildcard=Query.WILDCARD_NONE, use_pipeline=False)
-    results = list(index.query(q))
-    for r in results:
-        held = r["match_data"].metadata
-        found = sum(1 for t in terms if t in held)
-        if last_is_prefix and terms[-1] not in held and any(m.startswith(terms[-1]) for m in held):
+            clauses += [(c, boost * PREFIX_BOOST) for c in completions(index, t)]
+        for term, b in clauses:
+            if term in index.postings:
+                boosts[term] = boosts.get(term, 0.0) + b
+    return list(boosts.items())
+
+
+def raw_scores(index: TermIndex, weighted: Sequence[tuple[str, float]]) -> dict[int, float]:
+    """Per document: sum of boost x weight over the query's terms, over the query's norm (lunr's
+    cosine with an unnormalised document side), in thousandths undone."""
+    norm = math.sqrt(sum(b * b for _, b in weighted))
+    acc: dict[int, float] = {}
+    for term, b in weighted:
+        post = index.postings[term]
+        for k in range(0, len(post), 2):
+            d = post[k]
+            acc[d] = acc.get(d, 0.0) + b * post[k + 1]
+    return {d: v / 1000 / norm for d, v in acc.items()}
+
+
+def _query(index: TermIndex, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
+    """Scores times the share of the query's terms each document holds (coordination, as in
+    Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many times).
+    The last term of typed input counts whole, and its completions at ``PREFIX_BOOST``."""
+    weighted = weighted_terms(index, terms, last_is_prefix)
+    if not weighted:
+        return []
+    scores = raw_scores(index, weighted)
+    held: dict[int, set[str]] = {}
+    for term, _ in weighted:
+        post = index.postings[term]
+        for k in range(0, len(post), 2):
+            held.setdefault(post[k], set()).add(term)
+    out = []
+    for d, score in scores.items():
+        has = held[d]
+        found = sum(1 for t in terms if t in has)
+        if last_is_prefix and terms[-1] not in has and any(m.startswith(terms[-1]) for m in has):
             found += 1
-        r["score"] = float(r["score"]) * found / len(terms)
-    return results
+        out.append({"ref": index.refs[d], "score": score * found / len(terms)})
+    return out
 
 
 def search(
-    index: Index, docs: Sequence[Mapping[str, Any]], text: str, k: int = 10, kind: str | None = None
+    index: TermIndex, docs: Sequence[Mapping[str, Any]], text: str, k: int = 10, kind: str | None = None
 ) -> list[Hit]:
     """Rank documents for ``text``. Never raises for any input string."""
     if not isinstance(text, str) or not text.strip():
@@ -346,7 +336,7 @@ def search(
         results = _query(index, terms, last_is_prefix)
         for r in results:
             scores[r["ref"]] = round6(float(r["score"]))
-    tier = tiers(docs, text, _df_cache(index))
+    tier = tiers(docs, text, index.df)
     by_ref = {d["ref"]: d for d in docs}
     refs = set(scores) | set(tier)
     hits = []

@@ -1,7 +1,7 @@
 /* mlwiki search core: tokenizer, query construction and ranking, mirroring
  * plugins/mlwiki/core/search/{tokenize,rank}.py rule for rule (tests run both on the evaluation
  * set and compare the top results, in Node and in Chromium). No DOM: it runs in the page, in the
- * triage Web Worker and in Node. Needs the global lunr (in Node: globalThis.lunr = require(...)). */
+ * triage Web Worker and in Node, and needs no other script. */
 (function (root, factory) {
   var api = factory();
   if (typeof module === "object" && module.exports) module.exports = api;
@@ -70,14 +70,10 @@
     return [hits.join("\n"), true];
   }
 
+  /* Documents holding term (rank.py TermIndex.df). */
   function docFrequency(index, term) {
-    var posting = index.invertedIndex[term];
-    if (!posting) return 0;
-    var refs = Object.create(null);
-    Object.keys(posting).forEach(function (f) {
-      if (f !== "_index") Object.keys(posting[f]).forEach(function (r) { refs[r] = 1; });
-    });
-    return Object.keys(refs).length;
+    var post = index.postings[term];
+    return post ? post.length / 2 : 0;
   }
 
   function queryTerms(index, text) {
@@ -151,37 +147,53 @@
   function round6(x) { return Math.round(x * 1e6) / 1e6; }
 
   /* The index's terms starting with prefix, sorted (rank.py completions): bisection in the sorted
-   * vocabulary, not lunr's token-set automaton. */
+   * vocabulary. */
   function completions(index, prefix) {
-    if (!index.mlwikiVocab) index.mlwikiVocab = Object.keys(index.invertedIndex).sort();
-    var v = index.mlwikiVocab, lo = 0, hi = v.length, out = [];
+    var v = index.vocabulary, lo = 0, hi = v.length, out = [];
     while (lo < hi) { var mid = (lo + hi) >>> 1; if (v[mid] < prefix) lo = mid + 1; else hi = mid; }
     for (var i = lo; i < v.length && v[i].lastIndexOf(prefix, 0) === 0; i++) out.push(v[i]);
     return out;
   }
 
-  /* lunr's scores times the share of the query's terms a document holds (see rank.py _query). */
-  function query(index, terms, lastIsPrefix) {
-    var last = terms[terms.length - 1];
-    var results = index.query(function (q) {
-      terms.forEach(function (t, i) {
-        var boost = JOINERS.test(t) ? 2 : 1;
-        q.term(t, { boost: boost, usePipeline: false, wildcard: lunr.Query.wildcard.NONE });
-        if (lastIsPrefix && i === terms.length - 1) {
-          completions(index, t).forEach(function (c) {
-            q.term(c, { boost: boost * PREFIX_BOOST, usePipeline: false, wildcard: lunr.Query.wildcard.NONE });
-          });
-        }
+  /* The query's [term, boost] pairs, each term once, in query order (rank.py weighted_terms). */
+  function weightedTerms(index, terms, lastIsPrefix) {
+    var boosts = new Map();
+    terms.forEach(function (t, i) {
+      var boost = JOINERS.test(t) ? 2 : 1, clauses = [[t, boost]];
+      if (lastIsPrefix && i === terms.length - 1) {
+        completions(index, t).forEach(function (c) { clauses.push([c, boost * PREFIX_BOOST]); });
+      }
+      clauses.forEach(function (c) {
+        if (index.postings[c[0]]) boosts.set(c[0], (boosts.has(c[0]) ? boosts.get(c[0]) : 0) + c[1]);
       });
     });
-    results.forEach(function (r) {
-      var held = r.matchData.metadata, found = 0;
-      terms.forEach(function (t) { if (Object.prototype.hasOwnProperty.call(held, t)) found++; });
-      if (lastIsPrefix && !Object.prototype.hasOwnProperty.call(held, last) &&
-          Object.keys(held).some(function (m) { return m.lastIndexOf(last, 0) === 0; })) found++;
-      r.score = r.score * found / terms.length;
+    return Array.from(boosts.entries());
+  }
+
+  /* Scores times the share of the query's terms a document holds (rank.py raw_scores, _query):
+   * the same operations in the same order, so the doubles are the same. */
+  function query(index, terms, lastIsPrefix) {
+    var weighted = weightedTerms(index, terms, lastIsPrefix);
+    if (!weighted.length) return [];
+    var norm = Math.sqrt(weighted.reduce(function (s, tb) { return s + tb[1] * tb[1]; }, 0));
+    var acc = new Map(), held = new Map(), last = terms[terms.length - 1];
+    weighted.forEach(function (tb) {
+      var post = index.postings[tb[0]], b = tb[1];
+      for (var k = 0; k < post.length; k += 2) {
+        var d = post[k];
+        acc.set(d, (acc.has(d) ? acc.get(d) : 0) + b * post[k + 1]);
+        if (!held.has(d)) held.set(d, new Set());
+        held.get(d).add(tb[0]);
+      }
     });
-    return results;
+    var out = [];
+    acc.forEach(function (v, d) {
+      var has = held.get(d), found = 0, score = v / 1000 / norm;
+      terms.forEach(function (t) { if (has.has(t)) found++; });
+      if (lastIsPrefix && !has.has(last) && Array.from(has).some(function (m) { return m.lastIndexOf(last, 0) === 0; })) found++;
+      out.push({ ref: index.refs[d], score: score * found / terms.length });
+    });
+    return out;
   }
 
   function search(state, text, k, kind) {
@@ -213,36 +225,15 @@
     return hits.slice(0, k || 10);
   }
 
-  /* The index's "token set" for lunr's query: a query term expands to itself if the index holds
-   * it, and to nothing otherwise (every clause we send is exact). lunr's own token set, a
-   * minimised automaton, names nodes by final + label + child id while minimising; with digit
-   * labels that name is ambiguous ("0" + "1" + id 23 reads as "0" + "12" + id 3), two nodes merge
-   * and terms such as ".../nllloss2d.cu:103" drop out of the set while staying in the index. The
-   * same rule in rank.py (ExactTerms); reported as olivernn/lunr.js issue 503. */
-  function exactTerms(inverted) {
-    return {
-      intersect: function (clauseSet) {
-        return {
-          toArray: function () {
-            return clauseSet.toArray().filter(function (t) { return Object.prototype.hasOwnProperty.call(inverted, t); });
-          }
-        };
-      }
-    };
-  }
-
-  /* lunr.Index.load without building lunr's token set (see exactTerms). */
+  /* The index from its serialised form (rank.py TermIndex.load): terms are sorted in the payload,
+   * so the vocabulary needs no sort here. */
   function loadIndex(serialized) {
-    var fieldVectors = Object.create(null), inverted = Object.create(null);
-    serialized.fieldVectors.forEach(function (t) { fieldVectors[t[0]] = new lunr.Vector(t[1]); });
-    serialized.invertedIndex.forEach(function (t) { inverted[t[0]] = t[1]; });
-    return new lunr.Index({
-      fields: serialized.fields, fieldVectors: fieldVectors, invertedIndex: inverted,
-      tokenSet: exactTerms(inverted), pipeline: lunr.Pipeline.load(serialized.pipeline)
-    });
+    var postings = Object.create(null);
+    serialized.terms.forEach(function (t, i) { postings[t] = serialized.postings[i]; });
+    return { refs: serialized.refs, postings: postings, vocabulary: serialized.terms };
   }
 
-  /* A search state from the payload (search/mlwiki-index.json): the lunr index, the documents
+  /* A search state from the payload (search/mlwiki-index.json): the index, the documents
    * and the stop words. */
   function makeState(payload) {
     configure(payload.ranking);

@@ -4,7 +4,7 @@
  * file} | {name, text}], k}. Messages out: {type: "ready"} | {type: "progress", id, bytes, total}
  * | {type: "result", id, result, ms} | {type: "error", id, message}. */
 /* global importScripts, MlwikiSearchCore, MlwikiTriageCore */
-importScripts("lunr.js", "mlwiki-search-core.js", "mlwiki-triage-core.js");
+importScripts("mlwiki-search-core.js", "mlwiki-triage-core.js");
 
 var loaded = null;
 
