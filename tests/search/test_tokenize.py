@@ -25,6 +25,8 @@ from mlwiki.core.search.tokenize import tokenize
         ("kube-system/jobset-controller", ["kube-system/jobset-controller", "kube", "system", "jobset", "controller"]),
         ("Барьер тайм-аут", ["барьер", "тайм-аут", "тайм", "аут"]),
         ("超时 错误", ["超时", "错误"]),
+        ("NCCL超时", ["nccl超时", "nccl", "超时"]),  # no space between scripts: each run is a token too
+        ("CUDAError错误", ["cudaerror错误", "cudaerror", "cuda", "error", "错误"]),
         ("+ - ~ ^ * : \" '", []),
         ("a of the to", []),
     ],

@@ -173,6 +173,39 @@ console.log(JSON.stringify({json.dumps(prefixes)}.map(p => core.completions(stat
     assert len(prefixes) > 500
     assert js == [completions(index, p) for p in prefixes]
 
+def test_javascript_and_python_tokenize_the_same(shipped: Any, tmp_path: Path) -> None:
+    """search-core.js tokenize() and tokenize.py give the same tokens, in order, for every pasted
+    error, typed query and signature, mixed-script text ("NCCL超时"), accented and Cyrillic words,
+    emoji and random strings over ASCII, Latin-1, Greek, Cyrillic, CJK and astral characters."""
+    from mlwiki.core.search.tokenize import tokenize
+
+    if NODE is None:
+        pytest.fail("node is not installed")
+    payload_path = shipped.site / "search" / "mlwiki-index.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    texts = [c["query"] for c in yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))]
+    texts += [c["query"] for c in yaml.safe_load((REPO / "tests" / "search" / "typed_queries.yml").read_text(encoding="utf-8"))]
+    texts += [sig for d in payload["docs"] for sig in d.get("signatures", [])]
+    texts += ["NCCL超时", "CUDA错误: out of memory", "NCCLError超时ProcessGroupNCCL.cpp:1333", "Müller café ÆØÅ",
+              "Барьер тайм-аут Timeout", "😀NCCL😀 x😀y", "ｆｕｌｌｗｉｄｔｈ ＮＣＣＬ", "İstanbul ǅ ß ẞ", "a\u0301b"]  # fmt: skip
+    rng = random.Random(3)
+    alphabet = "aZ09_.:/- \n\té中文ΩЖ😀ǅİßﬁ-" + "".join(chr(c) for c in range(0x2c00, 0x2c10))
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60))) for _ in range(500)]
+    tfile = tmp_path / "texts.json"
+    tfile.write_text(json.dumps(texts))
+    script = f"""
+const core = require({json.dumps(str(shipped.site / "assets" / "mlwiki-search-core.js"))});
+const payload = require({json.dumps(str(payload_path))});
+core.makeState(payload);
+console.log(JSON.stringify(require({json.dumps(str(tfile))}).map(t => core.tokenize(t))));
+"""
+    p = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    differ = [(t, a, b) for t, a, b in zip(texts, [tokenize(t) for t in texts], js) if a != b]
+    assert len(texts) > 1500 and differ == [], differ[:3]
+
+
 def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
     """search-core.js in Node and rank.py on 2,000+ queries give the same top 10 with the same
     tiers, strengths and scores (to 6 places): every pasted error of the evaluation set, every

@@ -93,6 +93,7 @@ def ranking_spec() -> dict[str, Any]:
         "word": tk.WORD,
         "joiners": tk.JOINERS.pattern,
         "camel": tk.CAMEL.pattern,
+        "script": tk.SCRIPT.pattern,
         "max_token": tk.MAX_TOKEN,
         "max_input": MAX_INPUT,
         "long_chars": LONG_CHARS,

@@ -11,7 +11,7 @@
 
   /* Every constant and pattern comes from the payload's "ranking" (core/search/rank.py,
    * ranking_spec): this file holds no copy of them. configure() runs in makeState. */
-  var RAW, JOINERS, CAMEL, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
+  var RAW, JOINERS, CAMEL, SCRIPT, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
     REDUCED_KEEP, PREFIX_MIN, PREFIX_BOOST, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
     NAME_MIN_TOKENS, ALIAS_MIN_TOKENS, SHORT_QUERY_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
 
@@ -19,6 +19,7 @@
     RAW = new RegExp("[" + r.word + "]+(?:" + r.joiners + "[" + r.word + "]+)*", "g");
     JOINERS = new RegExp(r.joiners);
     CAMEL = new RegExp(r.camel, "g");
+    SCRIPT = new RegExp(r.script, "g");
     MAX_TOKEN = r.max_token; MAX_INPUT = r.max_input; LONG_CHARS = r.long_chars; LONG_LINES = r.long_lines;
     MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min; PREFIX_BOOST = r.prefix_boost;
     COMMON_SHARE = r.common_share; EXACT_MIN_SIGNATURE = r.exact_min_signature; EXACT_MIN_INPUT = r.exact_min_input;
@@ -43,8 +44,12 @@
     var parts = raw.split(JOINERS);
     parts.forEach(function (part) {
       if (parts.length > 1) add(part);
-      var pieces = part.match(CAMEL) || [];
-      if (pieces.length > 1 && pieces.join("") === part) pieces.forEach(add);
+      var runs = part.match(SCRIPT) || [];  /* "NCCL超时" is "NCCL" and "超时" (tokenize.py) */
+      runs.forEach(function (run) {
+        if (runs.length > 1) add(run);
+        var pieces = run.match(CAMEL) || [];
+        if (pieces.length > 1 && pieces.join("") === run) pieces.forEach(add);
+      });
     });
     return out;
   }
