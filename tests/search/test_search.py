@@ -335,3 +335,15 @@ def test_a_short_query_that_is_mostly_an_alias_names_the_page() -> None:
     assert "hbm" not in tiers(docs, "TPU OOM while compiling the model for a slice")
     assert tiers(docs, "watchdog")["other"][:2] == (1, 100.0)  # a one-word alias: only the exact-name rule
     assert "other" not in tiers(docs, "watchdog timeout")
+
+
+def test_a_two_word_input_inside_a_signature_is_not_a_signature_match() -> None:
+    """"Status: Failed" occurs inside many messages; an input of fewer than three distinct words
+    inside a signature is not tier 3 (three or more still is)."""
+    from mlwiki.core.search.rank import EXACT_MIN_INPUT_TOKENS, tiers
+
+    assert EXACT_MIN_INPUT_TOKENS == 3
+    docs = [{"ref": "cuda", "type": "symptom", "title": "CUDA illegal address", "aliases": [],
+             "signatures": ["Error polling for event status: failed to query event: CUDA_ERROR_ILLEGAL_ADDRESS"]}]  # fmt: skip
+    assert tiers(docs, "Status:              Failed").get("cuda", (0,))[0] != 3
+    assert tiers(docs, "event status: failed to query")["cuda"][0] == 3

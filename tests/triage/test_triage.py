@@ -319,3 +319,19 @@ def test_frames_route_a_traceback_cut_before_its_exception_line() -> None:
     data = ("\n".join(bury(err, 200_000, 0.6, seed=3)) + "\n").encode()
     report = tri.run([("w.log", lambda: __import__("io").BytesIO(data))], workers=1)
     assert "torchrun-rendezvous-failed" in [hit.ref for hit, _ in guesses(report, tri, index)[:3]]
+
+
+def test_a_qualified_exception_name_matches_its_bare_class_and_back(tmp_path: Path) -> None:
+    """Tracebacks print "jaxlib.xla_extension.XlaRuntimeError: ..."; loggers and re-raised
+    messages often only "XlaRuntimeError: ...". Either form of the line matches either form of
+    the signature; a dotted name that is not an exception class stays one word."""
+    assert shape_tokens("torch.cuda.OutOfMemoryError: CUDA out of memory")[:1] == ["outofmemoryerror"]
+    assert shape_tokens("see ProcessGroupNCCL.cpp and torch.cuda.synchronize") == ["see", "processgroupnccl.cpp", "and", "torch.cuda.synchronize"]  # fmt: skip
+    docs = [{"ref": "q", "type": "symptom", "title": "t", "url": "u",
+             "signatures": ["jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 1.00GiB"]},
+            {"ref": "b", "type": "symptom", "title": "t", "url": "u",
+             "signatures": ["DistBackendError: NCCL communicator was aborted on rank 3"]}]  # fmt: skip
+    log = (b"step 1\nXlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB\n"
+           b"torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0\n")  # fmt: skip
+    _, report = run(tmp_path, {"w.log": log}, docs)
+    assert set(report.hits) == {"q", "b"}

@@ -63,6 +63,7 @@ _ERROR_SET = frozenset(w.encode("ascii") for w in ERROR_WORDS)
 TIMESTAMPS = tuple(re.compile(p, re.ASCII) for p in SPEC["timestamps"])
 WORKER = re.compile(SPEC["worker"], re.ASCII)
 FRAME = re.compile(SPEC["frame"], re.ASCII)
+QUALIFIED = re.compile(SPEC["qualified"], re.ASCII)
 FRAME_PREFIX: str = SPEC["frame_prefix"]
 CANDIDATE, FRAME_LINE = 1, 2  # flags of a found line
 
@@ -74,8 +75,9 @@ _SHAPE_CACHE_MAX = 4096
 
 
 def shape_tokens(text: str) -> list[str]:
-    """Lower-case constant words of ``text``, with one ``VAR`` marker per run of variable tokens.
-    Memoised on the text with digit runs masked (a digit run only ever makes its token variable,
+    """Lower-case constant words of ``text``, with one ``VAR`` marker per run of variable tokens;
+    a qualified exception name is its class alone ("torch.cuda.OutOfMemoryError" is
+    "outofmemoryerror", as loggers that print only the class write it). Memoised on the text with digit runs masked (a digit run only ever makes its token variable,
     so lines that differ in numbers alone have the same shape): log lines repeat."""
     key = _DIGITS.sub("0", text)
     cached = _SHAPE_CACHE.get(key)
@@ -87,7 +89,8 @@ def shape_tokens(text: str) -> list[str]:
             if not out or out[-1] != VAR:
                 out.append(VAR)
         else:
-            out.append(tok.lower())
+            q = QUALIFIED.match(tok)
+            out.append((q.group(1) if q else tok).lower())
     if len(_SHAPE_CACHE) >= _SHAPE_CACHE_MAX:
         _SHAPE_CACHE.clear()
     _SHAPE_CACHE[key] = out

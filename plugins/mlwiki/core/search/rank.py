@@ -7,7 +7,8 @@
    Compound terms (with ``_ . : / -``) get boost 2. The last term of short input not ending in
    whitespace also matches as a prefix.
 3. Tier from signatures (and names): 3 = a signature, normalised (lower case, digit runs -> 0,
-   whitespace collapsed), is inside the normalised input, or the input is inside a signature;
+   whitespace collapsed), is inside the normalised input, or the input (3 or more distinct tokens)
+   is inside a signature;
    2 = at least 70% of a signature's distinct tokens (3 or more) are in the input, and at least
    70% of its distinctive ones (tokens held by at most a tenth of the documents; a signature
    with none is never near);
@@ -42,6 +43,7 @@ PREFIX_MIN = 3  # the last term of short input is also a prefix when it has this
 PREFIX_BOOST = 0.1  # the words that prefix completes weigh this much of the word itself
 EXACT_MIN_SIGNATURE = 10  # tier 3: a contained signature, normalised, has at least this length
 EXACT_MIN_INPUT = 12  # tier 3: an input contained in a signature has at least this length
+EXACT_MIN_INPUT_TOKENS = 3  # ... and this many distinct tokens ("Status: Failed" is in many messages)
 NEAR_MIN_TOKENS = 3  # tier 2: a signature of at least this many distinct tokens
 NEAR_COVER = 0.7  # tier 2: this share of them (and of its distinctive ones) in the input
 NAME_MIN_TOKENS = 3  # tier 1: a symptom title of at least this many tokens, all in the input
@@ -105,6 +107,7 @@ def ranking_spec() -> dict[str, Any]:
         "common_share": COMMON_SHARE,
         "exact_min_signature": EXACT_MIN_SIGNATURE,
         "exact_min_input": EXACT_MIN_INPUT,
+        "exact_min_input_tokens": EXACT_MIN_INPUT_TOKENS,
         "near_min_tokens": NEAR_MIN_TOKENS,
         "near_cover": NEAR_COVER,
         "name_min_tokens": NAME_MIN_TOKENS,
@@ -225,7 +228,7 @@ def tiers(
         for sig in d.get("signatures", []):
             s_norm, s_tokens = _page_text(sig)
             if (len(s_norm) >= EXACT_MIN_SIGNATURE and s_norm in q_norm) or (
-                len(q_norm) >= EXACT_MIN_INPUT and q_norm in s_norm
+                len(q_norm) >= EXACT_MIN_INPUT and len(q_tokens) >= EXACT_MIN_INPUT_TOKENS and q_norm in s_norm
             ):
                 cand = (3, float(min(len(s_norm), len(q_norm))), sig)
             else:

@@ -12,7 +12,7 @@
   /* Every constant and pattern comes from the payload's "ranking" (core/search/rank.py,
    * ranking_spec): this file holds no copy of them. configure() runs in makeState. */
   var RAW, JOINERS, CAMEL, SCRIPT, COMMON_SHARE, MAX_TOKEN, MAX_INPUT, LONG_CHARS, LONG_LINES, MAX_TERMS,
-    REDUCED_KEEP, PREFIX_MIN, PREFIX_BOOST, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, NEAR_MIN_TOKENS, NEAR_COVER,
+    REDUCED_KEEP, PREFIX_MIN, PREFIX_BOOST, EXACT_MIN_SIGNATURE, EXACT_MIN_INPUT, EXACT_MIN_INPUT_TOKENS, NEAR_MIN_TOKENS, NEAR_COVER,
     NAME_MIN_TOKENS, ALIAS_MIN_TOKENS, SHORT_QUERY_TOKENS, ERRORISH, TYPE_ORDER = Object.create(null), N_TYPES = 0;
 
   function configure(r) {
@@ -23,6 +23,7 @@
     MAX_TOKEN = r.max_token; MAX_INPUT = r.max_input; LONG_CHARS = r.long_chars; LONG_LINES = r.long_lines;
     MAX_TERMS = r.max_terms; REDUCED_KEEP = r.reduced_keep; PREFIX_MIN = r.prefix_min; PREFIX_BOOST = r.prefix_boost;
     COMMON_SHARE = r.common_share; EXACT_MIN_SIGNATURE = r.exact_min_signature; EXACT_MIN_INPUT = r.exact_min_input;
+    EXACT_MIN_INPUT_TOKENS = r.exact_min_input_tokens;
     NEAR_MIN_TOKENS = r.near_min_tokens; NEAR_COVER = r.near_cover; NAME_MIN_TOKENS = r.name_min_tokens;
     ALIAS_MIN_TOKENS = r.alias_min_tokens; SHORT_QUERY_TOKENS = r.short_query_tokens;
     ERRORISH = new RegExp(r.errorish, "i");  /* Python compiles it re.I | re.ASCII: same folding */
@@ -109,7 +110,7 @@
       var best = [0, 0, ""];
       (d.signatures || []).forEach(function (sig) {
         var sn = normalise(sig), cand = null;
-        if ((sn.length >= EXACT_MIN_SIGNATURE && qn.indexOf(sn) >= 0) || (qn.length >= EXACT_MIN_INPUT && sn.indexOf(qn) >= 0)) {
+        if ((sn.length >= EXACT_MIN_SIGNATURE && qn.indexOf(sn) >= 0) || (qn.length >= EXACT_MIN_INPUT && nq >= EXACT_MIN_INPUT_TOKENS && sn.indexOf(qn) >= 0)) {
           cand = [3, Math.min(sn.length, qn.length), sig];
         } else {
           var st = Object.create(null), n = 0, hit = 0;

@@ -95,6 +95,7 @@
     this.ERRORISH = pyRegex(spec.errorish);
     this.TIMESTAMPS = spec.timestamps.map(function (p) { return pyRegex(p); });
     this.WORKER = pyRegex(spec.worker);
+    this.QUALIFIED = pyRegex(spec.qualified);
     this.COMMON = Object.create(null);
     spec.common_words.forEach(function (w) { self.COMMON[w] = 1; });
     this.ERROR_SET = Object.create(null);
@@ -123,7 +124,10 @@
       var tok = m[0];
       if (/[0-9]/.test(tok) || tok.indexOf("/") >= 0) {
         if (!out.length || out[out.length - 1] !== VAR) out.push(VAR);
-      } else out.push(tok.toLowerCase());
+      } else {
+        var q = this.QUALIFIED.exec(tok);  /* a qualified exception name is its class (triage.py) */
+        out.push((q ? q[1] : tok).toLowerCase());
+      }
     }
     return out;
   };
