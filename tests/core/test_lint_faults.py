@@ -215,6 +215,13 @@ CASES = [
     ("onerror", {CON: CONCEPT + '\n<img src=x onerror="alert(1)">\n'}, "MLW050", CON, "onerror"),
     ("javascript-url", {CON: CONCEPT + "\n[click](javascript:alert(1))\n"}, "MLW050", CON, "javascript:"),
     (
+        "wikilink-in-a-signature-note",
+        {SYM: SYMPTOM.replace("    where: node events", "    where: node events, see [[disk-basics]]")},
+        "MLW045",
+        SYM,
+        "see [[disk-basics]]",
+    ),
+    (
         "cause-without-next-step",
         {SYM: SYMPTOM.replace("workflows: [wf-disk-check]", "causes:\n  - cause: The disk is too small\n    likelihood: high\n    tell: df shows 100%\nworkflows: [wf-disk-check]")},
         "MLW044",

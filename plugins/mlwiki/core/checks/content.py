@@ -37,6 +37,16 @@ def check_symptoms(wiki: Wiki, ctx: CheckContext) -> Iterator[Diagnostic]:
                     page.loc(("causes", c.index)),
                     hint="add 'next: <action or workflow id>' that checks or fixes it, or 'no_workflow: <why>'",
                 )
+        texts = [(("signatures", s.index, f), getattr(s, f)) for s in sigs for f in ("where", "tell_apart")]
+        texts += [(("causes", c.index, f), getattr(c, f)) for c in sym.causes for f in ("cause", "tell", "no_workflow")]
+        for path, text in texts:
+            if "[[" in text:
+                yield Diagnostic(
+                    "MLW045",
+                    f"'[[' in {path[0][:-1]} {path[2]} is shown as plain text, not a link",
+                    page.loc(path),
+                    hint="name the page in the body, 'related' or 'next'; quote a log's own brackets in the body's code block",
+                )
         if not sym.workflows:
             yield Diagnostic(
                 "MLW041",
