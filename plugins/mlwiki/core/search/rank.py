@@ -187,10 +187,6 @@ def load_index(serialized: Mapping[str, Any]) -> TermIndex:
     return TermIndex.load(serialized)
 
 
-def doc_frequency(index: TermIndex, term: str) -> int:
-    return index.df(term)
-
-
 def query_terms(index: TermIndex, text: str) -> tuple[list[str], bool]:
     reduced, was_reduced = reduce_input(text)
     seen: list[str] = []
