@@ -232,6 +232,58 @@ def test_weak_matches_say_so(browser: Any, site_url: str) -> None:
     ctx.close()
 
 
+def test_search_reads_only_the_fragments_a_query_needs(browser: Any, site_url: str) -> None:
+    """The page fetches the small manifest, then for a pasted error a few fragments: never the
+    whole payload (search/mlwiki-index.json is the triage page's)."""
+    ctx, page, watch = new_page(browser, site_url)
+    page.goto(site_url + "/")
+    page.locator(".mlw-search input").fill(PASTES[0][0])
+    page.wait_for_selector(".mlw-search.mlw-open .mlw-search-hit")
+    fetched = [u for u in watch.requests if "/search/" in u]
+    assert any(u.endswith("/search/fragments/manifest.json") for u in fetched)
+    assert not any("mlwiki-index.json" in u for u in fetched)
+    assert 1 < len(fetched) < 40, fetched
+    assert_clean(watch)
+    ctx.close()
+
+
+def test_search_after_a_new_deploy_reads_the_manifest_again(browser: Any, site_url: str) -> None:
+    """A manifest read before a deploy names fragments that are gone (404): the search box reads
+    the manifest again, past the cache, and answers."""
+    ctx, page, watch = new_page(browser, site_url)
+    served: list[int] = []
+
+    def stale(route: Any) -> None:
+        served.append(1)
+        if len(served) > 1:
+            route.continue_()
+            return
+        body = json.loads(route.fetch().text())
+        body["dir"] = "0000000000000000"
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route("**/search/fragments/manifest.json", stale)
+    page.goto(site_url + "/")
+    page.locator(".mlw-search input").fill(PASTES[0][0])
+    page.wait_for_selector(".mlw-search.mlw-open .mlw-search-hit")
+    assert f"/symptoms/{PASTES[0][1]}/" in (page.get_attribute(".mlw-search-hit >> nth=0 >> a", "href") or "")
+    assert len(served) == 2 and any("/0000000000000000/" in u for u in watch.requests)
+    assert watch.foreign == []
+    ctx.close()
+
+
+def test_search_says_when_its_index_cannot_be_read(browser: Any, site_url: str) -> None:
+    ctx, page, watch = new_page(browser, site_url)
+    page.route("**/search/fragments/manifest.json", lambda route: route.fulfill(status=503, body="down"))
+    page.goto(site_url + "/")
+    page.locator(".mlw-search input").fill("NCCL watchdog timeout")
+    page.wait_for_selector(".mlw-search.mlw-open .mlw-search-empty")
+    text = page.locator(".mlw-search-results").inner_text()
+    assert "Search is unavailable: search index: HTTP 503 for search/fragments/manifest.json" in text
+    assert watch.foreign == []
+    ctx.close()
+
+
 def test_workflow_reads_on_a_phone_and_branches_are_written_out(browser: Any, site_url: str) -> None:
     ctx, page, watch = new_page(browser, site_url, "phone")
     page.goto(site_url + "/workflows/wf-tpu-workload-hang/")

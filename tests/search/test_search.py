@@ -247,7 +247,7 @@ def test_every_term_of_the_index_finds_exactly_the_pages_that_hold_it() -> None:
     lost = []
     for term, post in loaded.postings.items():
         held = {loaded.refs[d] for d in post[::2]}
-        if {r["ref"] for r in _query(loaded, [term], False)} != held:
+        if {loaded.refs[d] for d in _query(loaded, [term], False)} != held:
             lost.append(term)
     assert lost == []
 
@@ -306,8 +306,8 @@ def test_a_page_holding_every_query_term_beats_one_repeating_one_term() -> None:
                               "t1": "tpu slice", "t2": "tpu pod", "t3": "tpu vm", "x": "unrelated words"})  # fmt: skip
     plain = raw_scores(index, weighted_terms(index, ["tpu", "oom"], False))
     assert [index.refs[d] for d in sorted(plain, key=lambda d: -plain[d])][:2] == ["many", "both"]  # BM25 alone
-    ranked = sorted(_query(index, ["tpu", "oom"], False), key=lambda r: -r["score"])
-    assert [r["ref"] for r in ranked][:2] == ["both", "many"]
+    scores = _query(index, ["tpu", "oom"], False)
+    assert [index.refs[d] for d in sorted(scores, key=lambda d: -scores[d])][:2] == ["both", "many"]
 
 
 def test_a_typed_word_counts_whole_and_its_completions_weigh_less() -> None:
@@ -318,9 +318,9 @@ def test_a_typed_word_counts_whole_and_its_completions_weigh_less() -> None:
     assert 0 < PREFIX_BOOST < 1
     index = _tiny_index({"exact": "memory limit", "longer": "memory_space memory_stats memoryview limit",
                          "x": "unrelated words only", "y": "more filler text here"})  # fmt: skip
-    ranked = [r["ref"] for r in sorted(_query(index, ["limit", "memory"], True), key=lambda r: -r["score"])]
-    assert ranked[0] == "exact"
-    partial = {r["ref"] for r in _query(index, ["limit", "memo"], True)}
+    scores = _query(index, ["limit", "memory"], True)
+    assert index.refs[max(scores, key=lambda d: scores[d])] == "exact"
+    partial = {index.refs[d] for d in _query(index, ["limit", "memo"], True)}
     assert {"exact", "longer"} <= partial  # an unfinished word still finds its completions
 
 
@@ -331,10 +331,11 @@ def test_a_short_query_that_is_mostly_an_alias_names_the_page() -> None:
 
     docs = [{"ref": "hbm", "type": "symptom", "title": "HBM out of memory at run time", "aliases": ["TPU OOM"]},
             {"ref": "other", "type": "concept", "title": "Something else", "aliases": ["watchdog"]}]  # fmt: skip
-    assert tiers(docs, "Avoid OOM on TPU")["hbm"][:2] == (1, 2.0)
-    assert "hbm" not in tiers(docs, "TPU OOM while compiling the model for a slice")
-    assert tiers(docs, "watchdog")["other"][:2] == (1, 100.0)  # a one-word alias: only the exact-name rule
-    assert "other" not in tiers(docs, "watchdog timeout")
+    pairs = list(enumerate(docs))
+    assert tiers(pairs, "Avoid OOM on TPU")[0][:2] == (1, 2.0)
+    assert 0 not in tiers(pairs, "TPU OOM while compiling the model for a slice")
+    assert tiers(pairs, "watchdog")[1][:2] == (1, 100.0)  # a one-word alias: only the exact-name rule
+    assert 1 not in tiers(pairs, "watchdog timeout")
 
 
 def test_a_two_word_input_inside_a_signature_is_not_a_signature_match() -> None:
@@ -345,5 +346,28 @@ def test_a_two_word_input_inside_a_signature_is_not_a_signature_match() -> None:
     assert EXACT_MIN_INPUT_TOKENS == 3
     docs = [{"ref": "cuda", "type": "symptom", "title": "CUDA illegal address", "aliases": [],
              "signatures": ["Error polling for event status: failed to query event: CUDA_ERROR_ILLEGAL_ADDRESS"]}]  # fmt: skip
-    assert tiers(docs, "Status:              Failed").get("cuda", (0,))[0] != 3
-    assert tiers(docs, "event status: failed to query")["cuda"][0] == 3
+    pairs = list(enumerate(docs))
+    assert tiers(pairs, "Status:              Failed").get(0, (0,))[0] != 3
+    assert tiers(pairs, "event status: failed to query")[0][0] == 3
+
+
+def test_a_signature_matches_only_at_word_boundaries_and_an_inside_input_needs_an_inner_word() -> None:
+    """Tier 3 never cuts a word: "CUDA error: out of memory" is inside "CUDA error: out of
+    memory (allocated ...)", not inside "XCUDA error: out of memoryview". An input inside a
+    signature needs a whole word inside it (stable_parts): its first and last may be cut."""
+    from mlwiki.core.search.rank import contains_words, stable_parts, tiers
+
+    sig = "CUDA error: out of memory"
+    docs = [(0, {"ref": "oom", "type": "symptom", "title": "GPU OOM", "aliases": [], "signatures": [sig]})]
+    assert tiers(docs, "RuntimeError: CUDA error: out of memory (allocated 3 GiB)")[0][0] == 3
+    assert tiers(docs, "XCUDA error: out of memoryview").get(0, (0,))[0] != 3
+    assert contains_words("a-cuda error", "cuda error") and not contains_words("acuda error", "cuda error")
+    assert contains_words("x: 0 y", ": 0 y") and contains_words("cuda error", "cuda error")
+    assert stable_parts("rror: out of mem") == ["out"]  # "rror" and "mem" may be cut, "of" is a stop word
+    assert stable_parts("torch.distributed.elastic") == ["distributed"]
+    assert stable_parts("port 1234 refused now") == ["refused"]  # digits may differ
+    assert stable_parts("Xid 79", inner=False) == ["xid"]
+    assert tiers(docs, "rror: out of mem")[0][0] == 3  # an inside input with an inner word
+    num = [(0, {"ref": "x", "type": "symptom", "title": "X", "aliases": [], "signatures": ["CUDA error 700 in memory"]})]
+    assert tiers(num, "error 700 in mem").get(0, (0,))[0] != 3  # inside, three words, but no inner word
+    assert tiers(num, "CUDA error 12 in memory copy")[0][0] == 3  # the signature inside the input (digits ignored)

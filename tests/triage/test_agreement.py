@@ -206,25 +206,19 @@ console.log(JSON.stringify(require({json.dumps(str(tfile))}).map(t => core.token
     assert len(texts) > 1500 and differ == [], differ[:3]
 
 
-def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
-    """search-core.js in Node and rank.py on 2,000+ queries give the same top 10 with the same
-    tiers, strengths and scores (to 6 places): every pasted error of the evaluation set, every
-    signature of the wiki, every typed query and the same typed half a word short (completed as
-    prefixes), fragments of them, training-log lines, random word salads, hostile
-    strings and words that are JavaScript object-prototype names."""
-    from mlwiki.core.search import search
-    from mlwiki.core.search.rank import load_index
-
-    if NODE is None:
-        pytest.fail("node is not installed")
-    payload_path = shipped.site / "search" / "mlwiki-index.json"
-    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+def _agreement_queries(payload: dict[str, Any]) -> list[str]:
+    """Every pasted error of the evaluation set, every signature of the wiki, every typed query
+    and the same typed half a word short (completed as prefixes), fragments of them, names and
+    names in capitals, training-log lines, random word salads, hostile strings and words that
+    are JavaScript object-prototype names."""
     evals = yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
     queries = [c["query"] for c in evals]
     typed = yaml.safe_load((REPO / "tests" / "search" / "typed_queries.yml").read_text(encoding="utf-8"))
     queries += [c["query"] for c in typed] + [c["query"][: max(1, len(c["query"]) - 2)] for c in typed]
     sigs = [s for d in payload["docs"] for s in d.get("signatures", [])]
     queries += sigs + [s[: len(s) // 2] for s in sigs[::3]]
+    names = [n for d in payload["docs"] for n in [d["title"], d["ref"], *d.get("aliases", [])]]
+    queries += names[::4] + [n.upper() for n in names[1::8]]
     queries += ["constructor", "__proto__ toString", "hasOwnProperty valueOf error", "TensorSliceReader constructor",
                 "nccl timeout", "Xid 79", "+ - ~ ^ * :", "out of memory", "", "   ", "\u0000\u0001", "a" * 5000,
                 "ERROR " * 400, "😀 ошибка 中文 café", "[[x]] <script>alert(1)</script>", "-- --help", "\\x1b[31mError"]  # fmt: skip
@@ -233,21 +227,89 @@ def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path
     queries += noise + ["\n".join(rng.sample(noise, 20)) for _ in range(40)]
     words = " ".join(queries[:300]).split()
     queries += [" ".join(rng.sample(words, rng.randrange(1, 12))) for _ in range(300)]
+    return queries
+
+
+def _run_node(script: str) -> Any:
+    if NODE is None:
+        pytest.fail("node is not installed")
+    p = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_javascript_and_python_search_rank_the_same(shipped: Any, tmp_path: Path) -> None:
+    """search-core.js in Node and rank.py on 2,000+ queries (_agreement_queries) give the same
+    top 10 with the same tiers, strengths and scores (to 6 places), over the whole payload (as
+    the triage page searches)."""
+    from mlwiki.core.search import search
+    from mlwiki.core.search.rank import load_index
+
+    payload_path = shipped.site / "search" / "mlwiki-index.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    queries = _agreement_queries(payload)
     qfile = tmp_path / "queries.json"
     qfile.write_text(json.dumps(queries))
     assets = shipped.site / "assets"
-    script = f"""
+    js = _run_node(f"""
 const core = require({json.dumps(str(assets / "mlwiki-search-core.js"))});
 const payload = require({json.dumps(str(payload_path))});
 const qs = require({json.dumps(str(qfile))});
 const state = core.makeState(payload);
 console.log(JSON.stringify(qs.map(q => core.search(state, q, 10).map(h => [h.ref, h.tier, h.strength, h.score]))));
-"""
-    p = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr
-    js = json.loads(p.stdout)
+""")
     index = load_index(payload["index"])
     py = [[[h.ref, h.tier, h.strength, h.score] for h in search(index, payload["docs"], q, k=10)] for q in queries]
     assert len(queries) >= 2000
     differ = [(q[:80], a, b) for q, a, b in zip(queries, py, js) if a != b]
     assert differ == [], f"{len(differ)} of {len(queries)} differ; first: {differ[:3]}"
+
+
+def test_fragmented_search_in_node_and_python_ranks_as_the_whole_payload(shipped: Any, tmp_path: Path) -> None:
+    """The search box's path: search-core.js searchFragments in Node, reading the fragment files
+    the site ships (search/fragments/), and fragments.py search_fragments in Python, both give
+    exactly the whole-payload ranking (top 10, tiers, strengths, scores) on 2,000+ queries,
+    reading the same files. And no query reads every fragment: half the pasted errors of the
+    evaluation set read under a quarter of them."""
+    from mlwiki.core.search import search
+    from mlwiki.core.search.fragments import FragmentStore, search_fragments
+    from mlwiki.core.search.rank import load_index
+
+    payload = json.loads((shipped.site / "search" / "mlwiki-index.json").read_text(encoding="utf-8"))
+    frag_dir = shipped.site / "search" / "fragments"
+    queries = _agreement_queries(payload)
+    qfile = tmp_path / "queries.json"
+    qfile.write_text(json.dumps(queries))
+    js = _run_node(f"""
+const fs = require("fs"), path = require("path");
+const core = require({json.dumps(str(shipped.site / "assets" / "mlwiki-search-core.js"))});
+const dir = {json.dumps(str(frag_dir))};
+const read = name => JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
+const qs = require({json.dumps(str(qfile))});
+(async () => {{
+  const out = [];
+  for (const q of qs) {{
+    const store = core.makeStore(read("manifest.json"), name => Promise.resolve(read(name)));
+    const hits = await core.searchFragments(store, q, 10);
+    out.push([hits.map(h => [h.ref, h.tier, h.strength, h.score]), store.fetched.slice().sort()]);
+  }}
+  console.log(JSON.stringify(out));
+}})();
+""")
+    index = load_index(payload["index"])
+    whole = [[[h.ref, h.tier, h.strength, h.score] for h in search(index, payload["docs"], q, k=10)] for q in queries]
+    py, py_fetched = [], []
+    for q in queries:
+        store = FragmentStore.from_dir(frag_dir)
+        py.append([[h.ref, h.tier, h.strength, h.score] for h in search_fragments(store, q, k=10)])
+        py_fetched.append(sorted(store.fetched[1:]))  # the manifest is read when the store opens
+    assert len(queries) >= 2000
+    differ = [(q[:80], a, b) for q, a, b in zip(queries, whole, py) if a != b]
+    assert differ == [], f"Python fragments: {len(differ)} of {len(queries)} differ; first: {differ[:3]}"
+    differ = [(q[:80], a, b[0]) for q, a, b in zip(queries, whole, js) if a != b[0]]
+    assert differ == [], f"Node fragments: {len(differ)} of {len(queries)} differ; first: {differ[:3]}"
+    assert [b[1] for b in js] == py_fetched  # the same files
+    total = sum(1 for _ in frag_dir.rglob("*.json"))
+    counts = [len(f) for f in py_fetched]
+    pasted = sorted(counts[: len(yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8")))])
+    assert max(counts) < total and pasted[len(pasted) // 2] < total / 4, (max(counts), pasted[len(pasted) // 2], total)

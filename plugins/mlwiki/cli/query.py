@@ -15,8 +15,9 @@ from typing import Any
 
 from mlwiki.cli.common import default_wiki_dir
 from mlwiki.core.registry import type_names
-from mlwiki.core.search import build_payload, payload_json, search
-from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
+from mlwiki.core.search import build_payload
+from mlwiki.core.search.cache import fingerprint, search_data
+from mlwiki.core.search.fragments import FragmentStore, search_fragments
 from mlwiki.core.search.rank import load_index
 
 VERDICTS = {3: "signature", 2: "near signature", 1: "name", 0: "text only"}
@@ -38,17 +39,16 @@ def verdict(hits: Sequence[Any]) -> dict[str, Any]:
     return {"verdict": VERDICTS.get(top.tier, "text only"), "margin": margin}
 
 
-def load_payload(wiki_dir: Path) -> dict[str, Any]:
-    """The search payload for ``wiki_dir``: from the cache when the wiki is unchanged."""
+def load_search(wiki_dir: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The search payload for ``wiki_dir`` and the fragment files the site ships: from the cache
+    when the wiki is unchanged."""
     from mlwiki.core import load
 
-    key = fingerprint(wiki_dir)
-    cached = read_cached(key)
-    if cached is not None:
-        return cached
-    payload = build_payload(load(wiki_dir))
-    write_cached(key, payload_json(payload))
-    return payload
+    return search_data(fingerprint(wiki_dir), lambda: build_payload(load(wiki_dir)))
+
+
+def load_payload(wiki_dir: Path) -> dict[str, Any]:
+    return load_search(wiki_dir)[0]
 
 
 TRIAGE_LINES = 4  # stdin with more lines than this is a log: triage it
@@ -178,12 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not wiki_dir.is_dir():
         print(f"query_interface.py: error: wiki directory '{wiki_dir}' does not exist", file=sys.stderr)
         return 2
-    payload = load_payload(wiki_dir)
+    payload, fragments = load_search(wiki_dir)
     if args.log or text.count("\n") > TRIAGE_LINES:
         return triage_main(args, payload, list(args.log or []), stdin_head if not args.log else None)
     started = time.perf_counter()
-    index = load_index(payload["index"])
-    hits = search(index, payload["docs"], text, k=args.k, kind=args.type)
+    # The files the site's search box reads, read the same way: one ranking, one set of files.
+    hits = search_fragments(FragmentStore.from_files(fragments), text, k=args.k, kind=args.type)
     elapsed = time.perf_counter() - started
     if args.json:
         out = [{**h.as_json(), "url": args.base_url + h.url} for h in hits]

@@ -28,7 +28,8 @@ from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import Wiki
 from mlwiki.core.registry import type_names
 from mlwiki.core.search import build_payload, payload_json
-from mlwiki.core.search.cache import fingerprint, read_cached, write_cached
+from mlwiki.core.search.cache import fingerprint, search_data
+from mlwiki.core.search.fragments import FRAGMENTS_DIR
 from mlwiki.core.urls import src_uri, tag_src, type_src
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
 from mlwiki.render.indexes import (
@@ -72,7 +73,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
     def __init__(self) -> None:
         self.wiki: Wiki | None = None
         self.wiki_dir: Path | None = None
-        self._search_cache: tuple[str, str] | None = None
+        self._search_cache: tuple[str, str, dict[str, str]] | None = None
         self.fragments: dict[str, dict[str, str]] = {}
         self.serving = False
         self.doc_errors: list[Diagnostic] = []
@@ -136,7 +137,10 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         self.fragments = {uri: r.fragments for uri, r in rendered.items()}
         generated = {uri: r.markdown for uri, r in rendered.items()}
         assets = static_assets()
-        assets[SEARCH_INDEX] = self._search_index(wiki).encode("utf-8")
+        payload_text, fragments = self._search_files(wiki)
+        assets[SEARCH_INDEX] = payload_text.encode("utf-8")
+        for name, text in fragments.items():
+            assets[f"{FRAGMENTS_DIR}/{name}"] = text.encode("utf-8")
         in_nav = _nav_sources(config.nav)
         for uri in sorted(generated):
             existing = files.get_file_from_path(uri)
@@ -151,16 +155,14 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
                 files.append(File.generated(config, uri, content=assets[uri]))
         return files
 
-    def _search_index(self, wiki: Wiki) -> str:
-        """The serialised search payload, rebuilt only when the wiki's content changed."""
+    def _search_files(self, wiki: Wiki) -> tuple[str, dict[str, str]]:
+        """The serialised search payload (for triage) and its fragments (for the search box),
+        rebuilt only when the wiki's content changed."""
         key = fingerprint(wiki.root)
         if self._search_cache is None or self._search_cache[0] != key:
-            cached = read_cached(key)
-            text = payload_json(cached) if cached is not None else payload_json(build_payload(wiki))
-            if cached is None:
-                write_cached(key, text)
-            self._search_cache = (key, text)
-        return self._search_cache[1]
+            payload, fragments = search_data(key, lambda: build_payload(wiki))
+            self._search_cache = (key, payload_json(payload), fragments)
+        return self._search_cache[1], self._search_cache[2]
 
     def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:

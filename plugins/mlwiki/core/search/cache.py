@@ -1,5 +1,6 @@
-"""Content-addressed cache of the search payload, so repeated builds and CLI queries skip the
-index build when the wiki has not changed. Key: sha256 of every wiki file's path and bytes,
+"""Content-addressed cache of the search payload and its fragments (``{"payload": ...,
+"fragments": {name: text}}``), so repeated builds and CLI queries skip the index build when the
+wiki has not changed. Key: sha256 of every wiki file's path and bytes,
 plus the source of the code that builds the payload (so a code change never serves a stale
 index)."""
 
@@ -10,17 +11,17 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mlwiki.core.search.build import PAYLOAD_VERSION
 
-CODE_VERSION = f"{PAYLOAD_VERSION}.2"
+CODE_VERSION = f"{PAYLOAD_VERSION}.3"  # .3: the fragments cached with the payload
 
 
 def _code_digest() -> bytes:
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(CODE_VERSION.encode())
-    for name in ("build.py", "tokenize.py", "rank.py"):
+    for name in ("build.py", "tokenize.py", "rank.py", "fragments.py"):
         h.update((here / name).read_bytes())
     for name in ("model.py", "urls.py", "loader.py", "registry.py", "types.py", "triage_spec.json"):
         h.update((here.parent / name).read_bytes())
@@ -49,7 +50,23 @@ def read_cached(key: str) -> dict[str, Any] | None:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(data, dict) or not isinstance(data.get("payload"), dict) or not isinstance(data.get("fragments"), dict):
+        return None  # written by another version, or damaged: rebuild
     return data
+
+
+def search_data(key: str, build: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The payload and its fragment files for a wiki fingerprint: cached, or built and cached."""
+    from mlwiki.core.search.build import payload_json
+    from mlwiki.core.search.fragments import build_fragments
+
+    cached = read_cached(key)
+    if cached is not None:
+        return cached["payload"], cached["fragments"]
+    payload = build()
+    fragments = build_fragments(payload)
+    write_cached(key, '{"fragments":' + json.dumps(fragments, sort_keys=True) + ',"payload":' + payload_json(payload) + "}")
+    return payload, fragments
 
 
 def write_cached(key: str, text: str) -> None:

@@ -7,8 +7,8 @@
    Compound terms (with ``_ . : / -``) get boost 2. The last term of short input not ending in
    whitespace also matches as a prefix.
 3. Tier from signatures (and names): 3 = a signature, normalised (lower case, digit runs -> 0,
-   whitespace collapsed), is inside the normalised input, or the input (3 or more distinct tokens)
-   is inside a signature;
+   whitespace collapsed), is inside the normalised input without cutting a word of it, or the
+   input (3 or more distinct tokens, one whole word inside it: stable_parts) is inside a signature;
    2 = at least 70% of a signature's distinct tokens (3 or more) are in the input, and at least
    70% of its distinctive ones (tokens held by at most a tenth of the documents; a signature
    with none is never near);
@@ -18,6 +18,9 @@
    an exact name counts 100).
 4. Score: BM25 over the fields (see :class:`TermIndex`), times the share of the query's terms
    the page holds. Order: tier, strength, score (rounded to 6 places), page type, id.
+
+Every rule of step 3 needs some word of the page's text in the input, or the input's text in a
+name: that is what lets the site fetch only the fragments a query needs (fragments.py).
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ import bisect
 import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from mlwiki.core.registry import type_order
-from mlwiki.core.search.tokenize import is_compound, tokenize
+from mlwiki.core.search.tokenize import JOINERS, RAW, WORD, is_compound, keep, tokenize
 
 MAX_INPUT = 200_000
 LONG_CHARS = 1_500
@@ -49,6 +52,8 @@ NEAR_COVER = 0.7  # tier 2: this share of them (and of its distinctive ones) in 
 NAME_MIN_TOKENS = 3  # tier 1: a symptom title of at least this many tokens, all in the input
 ALIAS_MIN_TOKENS = 2  # tier 1: an alias of at least this many tokens, all in a short input (and half of it)
 SHORT_QUERY_TOKENS = 8  # an input of at most this many distinct tokens is short (typed, not pasted)
+DIGIT = re.compile(r"[0-9]")
+WORDCH = re.compile(f"[{WORD}]")
 ERRORISH = re.compile(
     r"error|exception|fatal|fail|timeout|timed out|abort|killed|oom|exhausted|xid|nccl|panic|denied|"
     r"refused|unavailable|deadline|backoff|evicted|hang|corrupt|mismatch|invalid|cannot|unable",
@@ -206,26 +211,26 @@ def query_terms(index: TermIndex, text: str) -> tuple[list[str], bool]:
 
 
 def tiers(
-    docs: Sequence[Mapping[str, Any]], text: str, df: Callable[[str], int] | None = None
-) -> dict[str, tuple[int, float, str]]:
-    """Best (tier, strength, signature) per document ref. Strength orders documents within a
-    tier: the length of the contained signature (tier 3: the more specific match wins) or the
-    share of a signature's tokens present in the input (tier 2). With ``df`` (documents holding
-    a term), tier 2 also needs 70% of the signature's distinctive tokens (held by at most
-    ``COMMON_SHARE`` of the documents): "CUDA error: initialization error" is not near an input
-    that only shares "runtimeerror", "cuda" and "error" with it."""
+    docs: Iterable[tuple[int, Mapping[str, Any]]], text: str, is_common: Callable[[str], bool] | None = None
+) -> dict[int, tuple[int, float, str]]:
+    """Best (tier, strength, signature) per document number, over ``(number, document)`` pairs.
+    Strength orders documents within a tier: the length of the contained signature (tier 3: the
+    more specific match wins) or the share of a signature's tokens present in the input (tier 2).
+    With ``is_common`` (a token held by more than ``COMMON_SHARE`` of the documents), tier 2 also
+    needs 70% of the signature's distinctive tokens: "CUDA error: initialization error" is not
+    near an input that only shares "runtimeerror", "cuda" and "error" with it."""
     cut = text[:MAX_INPUT]
     q_norm = normalise(cut)
     q_tokens = set(tokenize(cut))
-    common_above = COMMON_SHARE * len(docs)
-    out: dict[str, tuple[int, float, str]] = {}
-    for d in docs:
+    # An input inside a signature counts only with enough distinct tokens and one whole word
+    # inside it (see stable_parts): "Status: Failed" is inside many messages.
+    contained_ok = len(q_norm) >= EXACT_MIN_INPUT and len(q_tokens) >= EXACT_MIN_INPUT_TOKENS and bool(stable_parts(cut))
+    out: dict[int, tuple[int, float, str]] = {}
+    for num, d in docs:
         best: tuple[int, float, str] = (0, 0.0, "")
         for sig in d.get("signatures", []):
             s_norm, s_tokens = _page_text(sig)
-            if (len(s_norm) >= EXACT_MIN_SIGNATURE and s_norm in q_norm) or (
-                len(q_norm) >= EXACT_MIN_INPUT and len(q_tokens) >= EXACT_MIN_INPUT_TOKENS and q_norm in s_norm
-            ):
+            if (len(s_norm) >= EXACT_MIN_SIGNATURE and contains_words(q_norm, s_norm)) or (contained_ok and q_norm in s_norm):
                 cand = (3, float(min(len(s_norm), len(q_norm))), sig)
             else:
                 if len(s_tokens) < NEAR_MIN_TOKENS:
@@ -233,8 +238,8 @@ def tiers(
                 cover = len(s_tokens & q_tokens) / len(s_tokens)
                 if cover < NEAR_COVER:
                     continue
-                if df is not None:
-                    rare = [t for t in s_tokens if df(t) <= common_above]
+                if is_common is not None:
+                    rare = [t for t in s_tokens if not is_common(t)]
                     if not rare or sum(t in q_tokens for t in rare) / len(rare) < NEAR_COVER:
                         continue
                 cand = (2, cover, sig)
@@ -256,7 +261,43 @@ def tiers(
                 if held:
                     best = (1, float(max(held)), "")
         if best[0]:
-            out[d["ref"]] = best
+            out[num] = best
+    return out
+
+
+def contains_words(text: str, part: str) -> bool:
+    """Whether ``part`` occurs in ``text`` without cutting a word of ``text``: a word character at
+    an end of ``part`` has no word character next to it in ``text`` ("cuda error" is in "CUDA
+    error: x", not in "xcuda errors")."""
+    i = text.find(part)
+    if i < 0 or not part:
+        return i >= 0
+    head, tail = WORDCH.match(part[0]) is not None, WORDCH.match(part[-1]) is not None
+    while i >= 0:
+        j = i + len(part)
+        if not (head and i > 0 and WORDCH.match(text[i - 1])) and not (tail and j < len(text) and WORDCH.match(text[j])):
+            return True
+        i = text.find(part, i + 1)
+    return False
+
+
+def stable_parts(text: str, inner: bool = True) -> list[str]:
+    """The words of ``text`` that any text containing it (digits and whitespace ignored, as tier 3
+    compares) has as tokens too: each part of a raw token (split at ``_ . : / -``) with a
+    character on both sides inside the normalised text and no digit, kept by the tokenizer. The
+    first and last words may be cut ("rror" of "Error"), and digits may differ ("port 0").
+    With ``inner=False``, the edges count too: the words of any text equal to it. Fragmented
+    search keys signatures and names under these (core/search/fragments.py)."""
+    n = normalise(text[:MAX_INPUT])
+    out: list[str] = []
+    for m in RAW.finditer(n):
+        start = m.start()
+        for part in JOINERS.split(m.group()):
+            end = start + len(part)
+            inside = not inner or (start > 0 and end < len(n))
+            if inside and not DIGIT.search(part) and keep(part) and part not in out:
+                out.append(part)
+            start = end + 1
     return out
 
 
@@ -301,50 +342,76 @@ def raw_scores(index: TermIndex, weighted: Sequence[tuple[str, float]]) -> dict[
     return {d: v / 1000 / norm for d, v in acc.items()}
 
 
-def _query(index: TermIndex, terms: Sequence[str], last_is_prefix: bool) -> list[dict[str, Any]]:
-    """Scores times the share of the query's terms each document holds (coordination, as in
-    Lucene's classic scoring: a page holding "tpu" and "oom" beats one holding "oom" many times).
-    The last term of typed input counts whole, and its completions at ``PREFIX_BOOST``."""
+def _query(index: TermIndex, terms: Sequence[str], last_is_prefix: bool) -> dict[int, float]:
+    """Per document number: its score times the share of the query's terms it holds
+    (coordination, as in Lucene's classic scoring: a page holding "tpu" and "oom" beats one
+    holding "oom" many times). The last term of typed input counts whole, and its completions at
+    ``PREFIX_BOOST``."""
     weighted = weighted_terms(index, terms, last_is_prefix)
     if not weighted:
-        return []
+        return {}
     scores = raw_scores(index, weighted)
     held: dict[int, set[str]] = {}
     for term, _ in weighted:
         post = index.postings[term]
         for k in range(0, len(post), 2):
             held.setdefault(post[k], set()).add(term)
-    out = []
+    out = {}
     for d, score in scores.items():
         has = held[d]
         found = sum(1 for t in terms if t in has)
         if last_is_prefix and terms[-1] not in has and any(m.startswith(terms[-1]) for m in has):
             found += 1
-        out.append({"ref": index.refs[d], "score": score * found / len(terms)})
+        out[d] = score * found / len(terms)
     return out
+
+
+Ranked = tuple[int, int, float, float, str]  # document number, tier, strength, score, signature
+
+
+def rank(
+    index: TermIndex,
+    text: str,
+    candidates: Iterable[tuple[int, Mapping[str, Any]]],
+    type_of: Callable[[int], str],
+    is_common: Callable[[str], bool],
+    kind: str | None = None,
+) -> list[Ranked]:
+    """Every document with a score or a tier, best first. ``candidates`` are the documents tiers
+    are tested on (all of them, or those fragmented search fetched because a key of theirs is in
+    the input); ``type_of`` gives any document's type. Document numbers follow the ids' order,
+    so the last key is the id."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    terms, last_is_prefix = query_terms(index, text)
+    scores = {d: round6(float(v)) for d, v in _query(index, terms, last_is_prefix).items()} if terms else {}
+    tier = tiers(candidates, text, is_common)
+    out = []
+    for d in set(scores) | set(tier):
+        t = type_of(d)
+        if kind is not None and t != kind:
+            continue
+        level, strength, sig = tier.get(d, (0, 0.0, ""))
+        out.append((type_order(t), d, level, strength, scores.get(d, 0.0), sig))
+    out.sort(key=lambda r: (-r[2], -r[3], -r[4], r[0], r[1]))
+    return [r[1:] for r in out]
+
+
+def common_terms(index: TermIndex) -> Callable[[str], bool]:
+    """Whether a term is held by more than ``COMMON_SHARE`` of the documents (not distinctive)."""
+    above = COMMON_SHARE * len(index.refs)
+    return lambda t: index.df(t) > above
 
 
 def search(
     index: TermIndex, docs: Sequence[Mapping[str, Any]], text: str, k: int = 10, kind: str | None = None
 ) -> list[Hit]:
-    """Rank documents for ``text``. Never raises for any input string."""
-    if not isinstance(text, str) or not text.strip():
-        return []
-    terms, last_is_prefix = query_terms(index, text)
-    scores: dict[str, float] = {}
-    if terms:
-        results = _query(index, terms, last_is_prefix)
-        for r in results:
-            scores[r["ref"]] = round6(float(r["score"]))
-    tier = tiers(docs, text, index.df)
-    by_ref = {d["ref"]: d for d in docs}
-    refs = set(scores) | set(tier)
-    hits = []
-    for ref in refs:
-        doc = by_ref.get(ref)
-        if doc is None or (kind is not None and doc["type"] != kind):
-            continue
-        level, strength, sig = tier.get(ref, (0, 0.0, ""))
-        hits.append(Hit(ref, doc["type"], doc["title"], doc["url"], scores.get(ref, 0.0), level, sig, strength))
-    hits.sort(key=lambda h: (-h.tier, -h.strength, -h.score, type_order(h.type), h.ref))
-    return hits[:k]
+    """Rank documents for ``text`` (``docs`` in the index's order, as the payload has them).
+    Never raises for any input string."""
+    ranked = rank(index, text, enumerate(docs), lambda d: docs[d]["type"], common_terms(index), kind)
+    return [hit(docs[r[0]], r) for r in ranked[:k]]
+
+
+def hit(doc: Mapping[str, Any], r: Ranked) -> Hit:
+    _, level, strength, score, sig = r
+    return Hit(doc["ref"], doc["type"], doc["title"], doc["url"], score, level, sig, strength)

@@ -26,7 +26,7 @@ _STOP = frozenset(STOPWORDS)
 MAX_TOKEN = 64
 
 
-def _keep(tok: str) -> bool:
+def keep(tok: str) -> bool:
     return 1 < len(tok) <= MAX_TOKEN and tok not in _STOP
 
 
@@ -45,7 +45,7 @@ def expand(raw: str) -> list[str]:
 
     def add(t: str) -> None:
         t = t.lower()
-        if _keep(t) and t not in out:
+        if keep(t) and t not in out:
             out.append(t)
 
     add(raw)

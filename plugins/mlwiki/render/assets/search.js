@@ -1,25 +1,46 @@
 /* mlwiki search box: the header search over the shipped index, ranked by search-core.js (the
- * browser half of mlwiki.core.search). No network beyond this site. */
+ * browser half of mlwiki.core.search). It fetches the fragment manifest, then for each query only
+ * the fragments that query needs (core/search/fragments.py). No network beyond this site. */
 (function () {
   "use strict";
 
-  var core = window.MlwikiSearchCore, search = core.search;
+  var core = window.MlwikiSearchCore;
 
   /* ---- loading ------------------------------------------------------------------------- */
 
   var script = document.currentScript;
   var root = script ? new URL("..", script.src) : new URL("/", location.href);
-  var state = null, loading = null;
+  var loading = null;
 
-  function load() {
-    if (loading) return loading;
-    loading = fetch(new URL("search/mlwiki-index.json", root).toString())
-      .then(function (r) { if (!r.ok) throw new Error("search index: HTTP " + r.status); return r.json(); })
-      .then(function (payload) {
-        state = core.makeState(payload);
-        return state;
-      });
+  function getJson(path, reload) {
+    return fetch(new URL(path, root).toString(), reload ? { cache: "reload" } : {}).then(function (r) {
+      if (!r.ok) {
+        var e = new Error("search index: HTTP " + r.status + " for " + path);
+        e.status = r.status;
+        throw e;
+      }
+      return r.json();
+    });
+  }
+
+  /* The fragment store: the manifest now, each fragment when a query needs it. A failed fetch
+   * is forgotten, so the next query tries again. */
+  function load(reload) {
+    if (loading && !reload) return loading;
+    loading = getJson("search/fragments/manifest.json", reload).then(function (manifest) {
+      return core.makeStore(manifest, function (name) { return getJson("search/fragments/" + name); });
+    });
+    loading.catch(function () { loading = null; });
     return loading;
+  }
+
+  /* A fragment that is gone (404) means the site was deployed again since the manifest was
+   * read: the fragments live under a new name. Read the manifest again, past the cache, once. */
+  function search(store, q, k, kind) {
+    return core.searchFragments(store, q, k, kind).catch(function (e) {
+      if (e.status !== 404) throw e;
+      return load(true).then(function (fresh) { return core.searchFragments(fresh, q, k, kind); });
+    });
   }
 
   /* ---- the header search box ----------------------------------------------------------- */
@@ -134,16 +155,16 @@
     function run() {
       var q = input.value, mine = ++seq;
       if (!q.trim()) { box.classList.remove("mlw-open"); input.setAttribute("aria-expanded", "false"); return; }
-      load().then(function (s) {
+      var t0 = performance.now();
+      load().then(function (s) { return search(s, q, 8); }).then(function (hits) {
         if (mine !== seq) return;
-        var t0 = performance.now();
-        var hits = search(s, q, 8);
         box.setAttribute("data-ms", String(Math.round(performance.now() - t0)));
         render(box, hits, q);
         if (box.getAttribute("data-log") && pasted !== null) offerTriage(box, pasted, +box.getAttribute("data-log"));
         box.classList.add("mlw-open");
         input.setAttribute("aria-expanded", "true");
       }).catch(function (e) {
+        if (mine !== seq) return;
         list.textContent = "";
         list.appendChild(el("li", "mlw-search-empty", "Search is unavailable: " + e.message));
         box.classList.add("mlw-open");
