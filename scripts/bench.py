@@ -475,7 +475,8 @@ ROUTING_NOTES = [
     "by readers other than the pages' writers (tests/coverage/); hit@3 counts a covered report when its "
     "judged page is in the search top 3 for the report's own text. The first sample (sample.yml) and the "
     "fresh one (fresh.yml) had content written to their gaps afterwards, so they overstate coverage; "
-    "round5.yml was drawn after that content and judged once, by two readers.",
+    "round5.yml and round6.yml were each drawn after the content before them and judged by two readers "
+    "before any content was written for them (round 6a is that figure; later rounds re-judge).",
 ]
 
 

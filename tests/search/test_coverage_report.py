@@ -13,7 +13,7 @@ from mlwiki.core import load
 from wikifix import REPO
 
 
-@pytest.mark.parametrize(("name", "least"), [("sample.yml", 80), ("fresh.yml", 40), ("round5.yml", 40)])
+@pytest.mark.parametrize(("name", "least"), [("sample.yml", 80), ("fresh.yml", 40), ("round5.yml", 40), ("round6.yml", 40)])
 def test_coverage_figures_add_up_and_are_measured(name: str, least: int) -> None:
     sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
     entries = sample["entries"]
@@ -26,7 +26,7 @@ def test_coverage_figures_add_up_and_are_measured(name: str, least: int) -> None
     assert report["hit@3_covered"] == round(report["hits_covered"] / report["covered"], 3)
 
 
-@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml"])
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml", "round6.yml"])
 def test_every_judged_page_exists(name: str) -> None:
     wiki = load(REPO / "wiki")
     sample = yaml.safe_load((REPO / "tests" / "coverage" / name).read_text(encoding="utf-8"))
@@ -34,7 +34,7 @@ def test_every_judged_page_exists(name: str) -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml"])
+@pytest.mark.parametrize("name", ["sample.yml", "fresh.yml", "round5.yml", "round6.yml"])
 def test_no_page_cites_a_sampled_thread(name: str) -> None:
     """No page is written to a test case: no page cites a thread the coverage sample judged
     (as owner/repo#N or as its issue or pull-request URL)."""

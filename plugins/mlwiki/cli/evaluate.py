@@ -180,7 +180,7 @@ def triage_eval(wiki_dir: Path, payload: dict[str, Any], sizes: Sequence[tuple[i
 
 
 def coverage(wiki_dir: Path, wiki: Wiki, name: str = "sample.yml") -> dict[str, Any] | None:
-    """A coverage sample (tests/coverage/sample.yml, or fresh.yml and round5.yml drawn later from
+    """A coverage sample (tests/coverage/sample.yml, or fresh.yml, round5.yml and round6.yml drawn later from
     new queries: real failure reports judged COVERED, PARTIAL or NOT_COVERED by a reader; None
     while none is judged): the shares, and
     search hit@3 on the covered ones, measured now (the judged page among the top 3 for the
@@ -213,6 +213,7 @@ COVERAGE_SAMPLES = (
     ("coverage", "coverage sample", "sample.yml"),
     ("coverage_fresh", "fresh coverage sample", "fresh.yml"),
     ("coverage_round5", "round 5 coverage sample", "round5.yml"),
+    ("coverage_round6", "round 6 coverage sample", "round6.yml"),
 )
 
 
