@@ -131,3 +131,32 @@ def test_heavy_terms_and_their_completions_rank_as_the_whole_payload(monkeypatch
         whole = [(h.ref, h.tier, h.strength, h.score) for h in search(index, PAYLOAD["docs"], q)]
         got = [(h.ref, h.tier, h.strength, h.score) for h in search_fragments(FragmentStore.from_files(files), q)]
         assert got == whole, q
+
+
+def test_a_pasted_error_needs_two_rounds_of_requests_not_three() -> None:
+    """The chunks of the k best-scored pages come with the candidates' chunks, so the results'
+    own chunks are already there for (nearly) every query of the evaluation sets: no third round
+    of requests before the first result."""
+    import yaml
+
+    from mlwiki.core.search import fragments
+
+    queries = [
+        c["query"] for c in yaml.safe_load((REPO / "tests" / "search" / "eval_set.yml").read_text(encoding="utf-8"))
+    ]
+    queries += [
+        c["query"]
+        for c in yaml.safe_load((REPO / "tests" / "search" / "typed_queries.yml").read_text(encoding="utf-8"))
+    ]
+    refs = [d["ref"] for d in PAYLOAD["docs"]]
+    third = []
+    for q in queries:
+        store = FragmentStore.from_files(FILES)
+        plan = fragments.plan(q)
+        names = store.term_files(plan.tokens, plan.prefix)
+        index = fragments.loaded_index(store, names)
+        first = fragments.candidates(store, names, q, plan) + fragments.best_scored(index, q, fragments.PREFETCH * 8)
+        results = {store.chunk_file(refs.index(h.ref)) for h in search_fragments(store, q, k=8)}
+        if results - set(store.chunk_files(first)):
+            third.append(q)
+    assert len(third) <= len(queries) // 50, third[:5]

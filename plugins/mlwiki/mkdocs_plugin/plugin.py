@@ -27,11 +27,12 @@ from mlwiki.core.loader import WikiDirError
 from mlwiki.core.markdown import mask_code
 from mlwiki.core.model import Wiki
 from mlwiki.core.registry import type_names
-from mlwiki.core.search import build_payload, payload_json
-from mlwiki.core.search.cache import fingerprint, search_data
+from mlwiki.core.search import build_payload
+from mlwiki.core.search.cache import fingerprint
 from mlwiki.core.search.fragments import FRAGMENTS_DIR
 from mlwiki.core.urls import src_uri, tag_src, type_src
 from mlwiki.mkdocs_plugin.config import MlwikiConfig
+from mlwiki.mkdocs_plugin.search_job import SearchJob
 from mlwiki.render.indexes import (
     SIGNATURES_SRC,
     TAGS_SRC,
@@ -74,6 +75,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         self.wiki: Wiki | None = None
         self.wiki_dir: Path | None = None
         self._search_cache: tuple[str, str, dict[str, str]] | None = None
+        self._search_job: SearchJob | None = None
         self.fragments: dict[str, dict[str, str]] = {}
         self.serving = False
         self.doc_errors: list[Diagnostic] = []
@@ -137,10 +139,7 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         self.fragments = {uri: r.fragments for uri, r in rendered.items()}
         generated = {uri: r.markdown for uri, r in rendered.items()}
         assets = static_assets()
-        payload_text, fragments = self._search_files(wiki)
-        assets[SEARCH_INDEX] = payload_text.encode("utf-8")
-        for name, text in fragments.items():
-            assets[f"{FRAGMENTS_DIR}/{name}"] = text.encode("utf-8")
+        self._start_search(wiki)
         in_nav = _nav_sources(config.nav)
         for uri in sorted(generated):
             existing = files.get_file_from_path(uri)
@@ -155,14 +154,34 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
                 files.append(File.generated(config, uri, content=assets[uri]))
         return files
 
-    def _search_files(self, wiki: Wiki) -> tuple[str, dict[str, str]]:
-        """The serialised search payload (for triage) and its fragments (for the search box),
-        rebuilt only when the wiki's content changed."""
+    def _start_search(self, wiki: Wiki) -> None:
+        """Start the search files (the payload for triage, its fragments for the search box):
+        kept from the last build or the cache when the wiki's content is unchanged, otherwise
+        built beside the page rendering (search_job.py) and written after the build."""
         key = fingerprint(wiki.root)
-        if self._search_cache is None or self._search_cache[0] != key:
-            payload, fragments = search_data(key, lambda: build_payload(wiki))
-            self._search_cache = (key, payload_json(payload), fragments)
-        return self._search_cache[1], self._search_cache[2]
+        if self._search_cache is not None and self._search_cache[0] == key:
+            self._search_job = None
+        else:
+            self._search_job = SearchJob(key, lambda: build_payload(wiki))
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if not self.config.enabled or self.wiki is None:
+            return
+        if self._search_job is not None:
+            text, fragments = self._search_job.result()
+            self._search_cache = (self._search_job.key, text, fragments)
+            self._search_job = None
+        assert self._search_cache is not None
+        _, text, fragments = self._search_cache
+        site = Path(config.site_dir)
+        _write(site / SEARCH_INDEX, text)
+        for name in sorted(fragments):
+            _write(site / FRAGMENTS_DIR / name, fragments[name])
+
+    def on_build_error(self, *, error: Exception) -> None:
+        if self._search_job is not None:
+            self._search_job.cancel()
+            self._search_job = None
 
     def on_page_markdown(self, markdown: str, /, *, page: MkPage, config: MkDocsConfig, files: Files) -> str | None:
         if self.wiki is None or page.file.generated_by is not None or "[[" not in markdown:
@@ -193,6 +212,11 @@ class MlwikiPlugin(BasePlugin[MlwikiConfig]):  # type: ignore[no-untyped-call]
         if self.wiki_dir is not None and self.wiki_dir.is_dir():
             server.watch(str(self.wiki_dir))
         return server
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def _nav_sources(nav: Any) -> set[str]:

@@ -54,11 +54,13 @@ from mlwiki.core.search.rank import (
     SHORT_QUERY_TOKENS,
     Hit,
     TermIndex,
+    _query,
     hit,
     normalise,
     query_terms,
     rank,
     reduce_input,
+    round6,
     stable_parts,
 )
 from mlwiki.core.search.tokenize import tokenize
@@ -70,6 +72,7 @@ SHARD_PREFIX = 3  # terms sharing their first 3 characters share a shard (prefix
 SHARD_BYTES = 12_000  # aim for term shards of about this many bytes of JSON
 HEAVY_BYTES = 2_000  # a term whose postings take more than this has a file of its own
 CHUNK_SIZE = 16  # documents per chunk
+PREFETCH = 1  # with the candidates' chunks, fetch those of the k best-scored documents (PREFETCH x k)
 CHUNK_FIELDS = ("ref", "type", "title", "url", "aliases", "signatures")  # what ranking and the results show
 
 Json = Any
@@ -271,6 +274,7 @@ def build_fragments(payload: Mapping[str, Any]) -> dict[str, str]:
         "name_shards": name_shards,
         "longest_name": max((len(n) for n in names), default=0),
         "chunk_size": CHUNK_SIZE,
+        "prefetch": PREFETCH,
         "chunks": -(-len(docs) // CHUNK_SIZE),
     }
     out = {f"{manifest['dir']}/{name}": body for name, body in sorted(files.items())}
@@ -429,6 +433,15 @@ def candidates(store: FragmentStore, files: Sequence[str], text: str, q: Plan) -
     return sorted(out)
 
 
+def best_scored(index: TermIndex, text: str, n: int) -> list[int]:
+    """The ``n`` documents with the best scores (rounded, ties by number), tiers aside."""
+    terms, last_is_prefix = query_terms(index, text)
+    if not terms:
+        return []
+    scores = {d: round6(v) for d, v in _query(index, terms, last_is_prefix).items()}
+    return sorted(scores, key=lambda d: (-scores[d], d))[:n]
+
+
 def search_fragments(store: FragmentStore, text: str, k: int = 10, kind: str | None = None) -> list[Hit]:
     """:func:`mlwiki.core.search.rank.search`, reading only the fragments the query needs."""
     if not isinstance(text, str) or not text.strip():
@@ -437,7 +450,9 @@ def search_fragments(store: FragmentStore, text: str, k: int = 10, kind: str | N
     files = store.term_files(q.tokens, q.prefix)
     index = loaded_index(store, files)
     cands = candidates(store, files, text, q)
-    for name in store.chunk_files(cands):
+    # With the candidates, the chunks of the best-scored pages (likely results without a tier),
+    # so most queries need no third round of requests.
+    for name in store.chunk_files([*cands, *best_scored(index, text, PREFETCH * k)]):
         store.get(name)
     ranked = rank(index, text, ((d, store.doc(d)) for d in cands), store.type_of, store.is_common, kind)[:k]
     for name in store.chunk_files(r[0] for r in ranked):

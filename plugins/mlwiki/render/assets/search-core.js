@@ -440,6 +440,16 @@
     return Array.from(out).sort(function (a, b) { return a - b; });
   }
 
+  /* The n documents with the best scores (rounded, ties by number), tiers aside. */
+  function bestScored(index, text, n) {
+    var qt = queryTerms(index, text);
+    if (!qt[0].length) return [];
+    var scores = [];
+    query(index, qt[0], qt[1]).forEach(function (v, d) { scores.push([round6(v), d]); });
+    scores.sort(function (a, b) { return (b[0] - a[0]) || (a[1] - b[1]); });
+    return scores.slice(0, n).map(function (x) { return x[1]; });
+  }
+
   /* search() reading only the fragments the query needs: resolves to the hits. */
   function searchFragments(store, text, k, kind) {
     if (typeof text !== "string" || !text.trim()) return Promise.resolve([]);
@@ -447,7 +457,8 @@
     return store.load(nf === null ? names : names.concat([nf])).then(function () {
       index = loadedIndex(store, names);
       cands = candidates(store, names, q);
-      return store.load(chunkFiles(m, cands));
+      /* with the candidates, the chunks of the best-scored pages (fragments.py best_scored) */
+      return store.load(chunkFiles(m, cands.concat(bestScored(index, text, m.prefetch * (k || 10)))));
     }).then(function () {
       var pairs = cands.map(function (d) { return [d, docOf(store, d)]; });
       var ranked = rank(index, text, pairs, store.typeOf, store.isCommon, kind).slice(0, k || 10);
