@@ -408,7 +408,7 @@ def write_page(path: Path, r: dict[str, Any]) -> None:
                   f"{br['load_to_first_result_s']} s (median of 3).",
                   f"- Chromium, one more query on the same page: {br['query_ms_after_load']} ms (median).", "",
                   "## Page weight", "", *when("browser"),
-                  f"A workflow page with everything it loads (HTML, CSS, JavaScript, fonts: none, search index): "
+                  f"A workflow page with everything it loads (HTML, CSS, JavaScript, fonts: none, the search manifest): "
                   f"{br['workflow_page_gzip_kb_all_resources']} KB gzipped in {br['workflow_page_requests']} requests."]  # fmt: skip
     if "search_scale" in r:
         lines += ["", "## Search at scale, beside Pagefind", "", *when("search_scale"),
