@@ -46,3 +46,12 @@ def test_an_unknown_part_is_named_with_the_parts_there_are() -> None:
                        capture_output=True, text=True, timeout=120)  # fmt: skip
     assert p.returncode == 2
     assert "--only: unknown part(s) bogus; the parts are lint, build, serve, search, browser" in p.stderr
+
+
+def test_tables_list_wikis_by_size_whatever_order_the_json_kept() -> None:
+    """The JSON beside the page keeps its keys sorted as strings ("generated 10000" before
+    "generated 5000"): the page lists shipped first, then by page count."""
+    import bench
+
+    rows = {"generated 10000": 3, "generated 1000": 1, "shipped": 0, "generated 5000": 2}
+    assert [name for name, _ in bench.by_size(rows)] == ["shipped", "generated 1000", "generated 5000", "generated 10000"]
