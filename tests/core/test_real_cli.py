@@ -46,6 +46,7 @@ PARSED = (
     "was not found",
     "not found",
     "does not exist",  # kubectl replace -f PATH: the flags parsed, the manifest is not here
+    "current-context must exist",  # kubectl config view --minify with the empty kubeconfig here
 )
 
 
@@ -81,7 +82,10 @@ def test_command_parses_with_the_real_tool(action_id: str, tmp_path: Path) -> No
         pytest.fail(f"{action_id}: {argv[0]} did not finish in 90 s")
     out = (proc.stdout + proc.stderr).lower()
     assert not any(r in out for r in REJECTED), f"{action_id}: {' '.join(argv)}\n{out[-1500:]}"
-    assert proc.returncode != 0 and any(p in out for p in PARSED), (
+    # A command that reads only the local kubeconfig ("kubectl config ...") may succeed here, or stop
+    # at the empty kubeconfig: both mean the arguments parsed.
+    local = argv[:2] == ["kubectl", "config"]
+    assert (local and proc.returncode == 0) or (proc.returncode != 0 and any(p in out for p in PARSED)), (
         f"{action_id}: expected a connection or credentials error (arguments parsed), got exit {proc.returncode}:\n{out[-1500:]}"
     )
 
