@@ -207,10 +207,10 @@
 
   window.mlwikiSearch = { tokenize: core.tokenize, search: function (q, k, kind) { return load().then(function (s) { return search(s, q, k, kind); }); }, load: load };
 
+  /* The manifest is a few KB: read it at once, so a pasted error needs only the fragments. */
   function boot() {
     mount();
-    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 300); };
-    idle(function () { load().catch(function () {}); });
+    load().catch(function () {});
   }
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) window.document$.subscribe(boot);
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
