@@ -43,23 +43,21 @@ from typing import Any
 from mlwiki.core.search.rank import (
     ALIAS_MIN_TOKENS,
     COMMON_SHARE,
-    EXACT_MIN_INPUT,
-    EXACT_MIN_INPUT_TOKENS,
     EXACT_MIN_SIGNATURE,
     MAX_INPUT,
     NAME_MIN_TOKENS,
     NEAR_COVER,
     NEAR_MIN_TOKENS,
-    PREFIX_MIN,
     SHORT_QUERY_TOKENS,
     Hit,
     TermIndex,
     _query,
     hit,
+    inside_can_count,
     normalise,
     query_terms,
+    query_words,
     rank,
-    reduce_input,
     round6,
     stable_parts,
 )
@@ -364,14 +362,8 @@ class Plan:
 def plan(text: str) -> Plan:
     cut = text[:MAX_INPUT]
     tokens = list(dict.fromkeys(tokenize(cut)))
-    reduced, was_reduced = reduce_input(text)
-    seen = list(dict.fromkeys(tokenize(reduced)))
-    prefix_ok = not was_reduced and text[-1:].strip() != ""
-    prefix = seen[-1] if seen and prefix_ok and len(seen[-1]) >= PREFIX_MIN else None
     norm = normalise(cut)
-    stable = stable_parts(cut)
-    contained = len(norm) >= EXACT_MIN_INPUT and len(tokens) >= EXACT_MIN_INPUT_TOKENS and bool(stable)
-    return Plan(tokens, prefix, norm, stable, contained)
+    return Plan(tokens, query_words(text)[1], norm, stable_parts(cut), inside_can_count(norm, len(tokens), cut))
 
 
 def loaded_index(store: FragmentStore, files: Sequence[str]) -> TermIndex:

@@ -192,16 +192,25 @@ def load_index(serialized: Mapping[str, Any]) -> TermIndex:
     return TermIndex.load(serialized)
 
 
-def query_terms(index: TermIndex, text: str) -> tuple[list[str], bool]:
+def query_words(text: str) -> tuple[list[str], str | None]:
+    """The distinct tokens of the searched (possibly reduced) input, in order, and the last one if
+    it is a typed prefix (short input not ending in whitespace, ``PREFIX_MIN`` characters)."""
     reduced, was_reduced = reduce_input(text)
-    seen: list[str] = []
-    for t in tokenize(reduced):
-        if t not in seen:
-            seen.append(t)
+    seen = list(dict.fromkeys(tokenize(reduced)))
+    prefix_ok = not was_reduced and text[-1:].strip() != "" if text else False
+    return seen, (seen[-1] if seen and prefix_ok and len(seen[-1]) >= PREFIX_MIN else None)
+
+
+def inside_can_count(norm: str, distinct_tokens: int, cut: str) -> bool:
+    """Whether an input (its normal form, its number of distinct tokens, the input itself) inside
+    a signature can be tier 3: long enough, enough tokens, one whole inner word (stable_parts)."""
+    return len(norm) >= EXACT_MIN_INPUT and distinct_tokens >= EXACT_MIN_INPUT_TOKENS and bool(stable_parts(cut))
+
+
+def query_terms(index: TermIndex, text: str) -> tuple[list[str], bool]:
+    seen, last = query_words(text)
     df = {t: index.df(t) for t in seen}
     known = [t for t in seen if df[t] > 0]
-    prefix_ok = not was_reduced and text[-1:].strip() != "" if text else False
-    last = seen[-1] if seen and prefix_ok and len(seen[-1]) >= PREFIX_MIN else None
     if last and last not in known:
         known.append(last)
     if len(known) > MAX_TERMS:
@@ -224,7 +233,7 @@ def tiers(
     q_tokens = set(tokenize(cut))
     # An input inside a signature counts only with enough distinct tokens and one whole word
     # inside it (see stable_parts): "Status: Failed" is inside many messages.
-    contained_ok = len(q_norm) >= EXACT_MIN_INPUT and len(q_tokens) >= EXACT_MIN_INPUT_TOKENS and bool(stable_parts(cut))
+    contained_ok = inside_can_count(q_norm, len(q_tokens), cut)
     out: dict[int, tuple[int, float, str]] = {}
     for num, d in docs:
         best: tuple[int, float, str] = (0, 0.0, "")

@@ -91,14 +91,24 @@
     return post ? post.length / 2 : 0;
   }
 
-  function queryTerms(index, text) {
+  /* The distinct tokens of the searched input and its typed prefix, or null (rank.py query_words). */
+  function queryWords(text) {
     var red = reduceInput(text), seen = [];
     tokenize(red[0]).forEach(function (t) { if (seen.indexOf(t) < 0) seen.push(t); });
+    var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
+    return [seen, (seen.length && prefixOk && seen[seen.length - 1].length >= PREFIX_MIN) ? seen[seen.length - 1] : null];
+  }
+
+  /* Whether an input inside a signature can be tier 3 (rank.py inside_can_count). */
+  function insideCanCount(norm, distinctTokens, cut) {
+    return cpLen(norm) >= EXACT_MIN_INPUT && distinctTokens >= EXACT_MIN_INPUT_TOKENS && stableParts(cut, true).length > 0;
+  }
+
+  function queryTerms(index, text) {
+    var qw = queryWords(text), seen = qw[0], last = qw[1];
     var df = Object.create(null);
     seen.forEach(function (t) { df[t] = docFrequency(index, t); });
     var known = seen.filter(function (t) { return df[t] > 0; });
-    var prefixOk = text ? (!red[1] && text.slice(-1).trim() !== "") : false;
-    var last = (seen.length && prefixOk && seen[seen.length - 1].length >= PREFIX_MIN) ? seen[seen.length - 1] : null;
     if (last && known.indexOf(last) < 0) known.push(last);
     if (known.length > MAX_TERMS) {
       var order = Object.create(null);
@@ -146,7 +156,7 @@
     var cut = text.slice(0, MAX_INPUT), qn = normalise(cut), qt = Object.create(null);
     tokenize(cut).forEach(function (t) { qt[t] = 1; });
     var nq = Object.keys(qt).length, out = new Map();
-    var qLen = cpLen(qn), containedOk = qLen >= EXACT_MIN_INPUT && nq >= EXACT_MIN_INPUT_TOKENS && stableParts(cut, true).length > 0;
+    var qLen = cpLen(qn), containedOk = insideCanCount(qn, nq, cut);
     docs.forEach(function (pair) {
       var num = pair[0], d = pair[1], best = [0, 0, ""];
       (d.signatures || []).forEach(function (sig) {
@@ -374,13 +384,9 @@
 
   /* What a query needs before any file (fragments.py plan). */
   function plan(text) {
-    var cut = text.slice(0, MAX_INPUT), tokens = unique(tokenize(cut));
-    var red = reduceInput(text), seen = unique(tokenize(red[0]));
-    var prefixOk = !red[1] && text.slice(-1).trim() !== "";
-    var prefix = seen.length && prefixOk && seen[seen.length - 1].length >= PREFIX_MIN ? seen[seen.length - 1] : null;
-    var norm = normalise(cut), stable = stableParts(cut, true);
-    var contained = cpLen(norm) >= EXACT_MIN_INPUT && tokens.length >= EXACT_MIN_INPUT_TOKENS && stable.length > 0;
-    return { tokens: tokens, prefix: prefix, norm: norm, stable: stable, contained: contained };
+    var cut = text.slice(0, MAX_INPUT), tokens = unique(tokenize(cut)), norm = normalise(cut);
+    return { tokens: tokens, prefix: queryWords(text)[1], norm: norm, stable: stableParts(cut, true),
+      contained: insideCanCount(norm, tokens.length, cut) };
   }
 
   /* The part of the index in files: postings decoded to [document, weight, ...]. */
